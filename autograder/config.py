@@ -1,0 +1,244 @@
+"""The course configuration: one schema for ``course.yml``, loaded once.
+
+Every key has a description, a default (where one makes sense) and a validator.
+A bad file raises :class:`ConfigError` naming the key and the line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import keyword
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+#: course.yml at the project root, used when no other path is given.
+DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
+
+_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class ConfigError(ValueError):
+    """course.yml is missing, not YAML, or does not fit the schema."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CourseInfo(_Strict):
+    name: str = Field(description="Course name shown in reports and notebooks.", min_length=1)
+    term: str = Field(description="Term the course runs in, e.g. 'Spring 2027'.", min_length=1)
+
+
+class Defaults(_Strict):
+    call_timeout_s: float = Field(5.0, gt=0, le=600, description="Wall-clock seconds for one call into student code.")
+    submission_timeout_s: float = Field(60.0, gt=0, le=3600, description="Wall-clock seconds for grading one whole submission.")
+    cpu_time_s: int = Field(30, gt=0, le=3600, description="CPU seconds a sandboxed worker may use (RLIMIT_CPU).")
+    memory_mb: int = Field(1024, ge=128, le=65536, description="Address space of a sandboxed worker in MiB (RLIMIT_AS).")
+    max_processes: int = Field(32, ge=1, le=4096, description="Processes a worker may own, against fork bombs (RLIMIT_NPROC).")
+    max_file_size_mb: int = Field(16, ge=0, le=4096, description="Largest file a worker may write, in MiB (RLIMIT_FSIZE).")
+    output_limit_kb: int = Field(32, ge=1, le=10240, description="Captured student stdout/stderr kept per submission, in KiB.")
+    rtol: float = Field(1e-5, ge=0, lt=1, description="Relative tolerance when comparing with the reference.")
+    atol: float = Field(1e-8, ge=0, lt=1, description="Absolute tolerance when comparing with the reference.")
+    allowed_imports: tuple[str, ...] = Field(
+        ("numpy", "math", "typing", "functools", "itertools", "__future__", "dataclasses"),
+        description="Top-level modules a submission may import; others are reported and penalised.",
+    )
+    disallowed_import_penalty: float = Field(
+        0.5, ge=0, le=1, description="Fraction of the score removed when a disallowed import is found."
+    )
+
+    @field_validator("allowed_imports")
+    @classmethod
+    def _module_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [n for n in names if not n.isidentifier() or keyword.iskeyword(n)]
+        if bad:
+            raise ValueError(f"not module names: {bad}")
+        return names
+
+
+class LatePolicy(_Strict):
+    grace_period_minutes: int = Field(15, ge=0, description="Minutes after the due date that still count as on time.")
+    penalty_per_day: float = Field(0.1, ge=0, le=1, description="Fraction of the score removed per started day late.")
+    max_days_late: int = Field(5, ge=0, description="Days late after which the score is 0.")
+
+
+class Question(_Strict):
+    function: str = Field(description="Name of the graded function in the student module.")
+    points: float = Field(gt=0, description="Points the question is worth.")
+
+    @field_validator("function")
+    @classmethod
+    def _identifier(cls, name: str) -> str:
+        if not name.isidentifier():
+            raise ValueError(f"{name!r} is not a Python function name")
+        return name
+
+
+class Assignment(_Strict):
+    id: str = Field(description="Stable id: lower case, digits and underscores, e.g. hw1_scaled_attention.")
+    title: str = Field(description="Title shown to students.", min_length=1)
+    module: str = Field(description="File name of the student module, e.g. scaled_attention.py.")
+    notebook: str = Field(description="File name of the student notebook, e.g. scaled_attention.ipynb.")
+    due: dt.datetime = Field(description="Due date with time zone (ISO 8601).")
+    questions: tuple[Question, ...] = Field(min_length=1, description="Graded functions, in the order students meet them.")
+
+    @field_validator("id")
+    @classmethod
+    def _id_form(cls, value: str) -> str:
+        if not _ID_PATTERN.match(value):
+            raise ValueError("must be lower case letters, digits and underscores, starting with a letter")
+        return value
+
+    @field_validator("module")
+    @classmethod
+    def _module_form(cls, value: str) -> str:
+        if not value.endswith(".py") or not value[:-3].isidentifier():
+            raise ValueError("must be an importable file name ending in .py")
+        return value
+
+    @field_validator("notebook")
+    @classmethod
+    def _notebook_form(cls, value: str) -> str:
+        if not value.endswith(".ipynb") or "/" in value:
+            raise ValueError("must be a file name ending in .ipynb")
+        return value
+
+    @field_validator("due")
+    @classmethod
+    def _aware(cls, value: dt.datetime) -> dt.datetime:
+        if value.tzinfo is None:
+            raise ValueError("needs a time zone, e.g. 2027-03-08T23:59:00+08:00")
+        return value
+
+    @model_validator(mode="after")
+    def _unique_functions(self) -> "Assignment":
+        names = [q.function for q in self.questions]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"questions repeat functions: {duplicated}")
+        return self
+
+    @property
+    def module_name(self) -> str:
+        """The importable name of the student module."""
+        return self.module[: -len(".py")]
+
+    @property
+    def max_points(self) -> float:
+        return sum(q.points for q in self.questions)
+
+    def question_number(self, function: str) -> int:
+        """1-based position of ``function`` among the questions."""
+        return [q.function for q in self.questions].index(function) + 1
+
+
+class Course(_Strict):
+    course: CourseInfo = Field(description="Who and when.")
+    defaults: Defaults = Field(default_factory=Defaults, description="Grading limits, tolerances and import policy.")
+    late_policy: LatePolicy = Field(default_factory=LatePolicy, description="How late submissions are penalised.")
+    assignments: tuple[Assignment, ...] = Field(min_length=1, description="The assignments, each with its questions.")
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> "Course":
+        ids = [a.id for a in self.assignments]
+        duplicated = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicated:
+            raise ValueError(f"assignment ids repeat: {duplicated}")
+        return self
+
+    def assignment(self, assignment_id: str) -> Assignment:
+        """The assignment with this id.
+
+        Raises
+        ------
+        ConfigError
+            When there is none, listing the ids there are.
+        """
+        for assignment in self.assignments:
+            if assignment.id == assignment_id:
+                return assignment
+        known = ", ".join(a.id for a in self.assignments)
+        raise ConfigError(f"no assignment {assignment_id!r} in course.yml (known: {known})")
+
+
+def _line_of(node: yaml.Node | None, loc: tuple) -> int | None:
+    """1-based line of the YAML node at pydantic location ``loc`` (nearest existing parent)."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = [v for k, v in node.value if k.value == part]
+            if not match:
+                key = [k for k, _ in node.value if k.value == part]
+                return key[0].start_mark.line + 1 if key else line
+            node = match[0]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def parse_course(text: str, source: str = "course.yml") -> Course:
+    """Validate the text of a course file.
+
+    Raises
+    ------
+    ConfigError
+        One line per problem: ``source:line: key.path: message``.
+    """
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{source}: not valid YAML: {error}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys at the top level")
+    try:
+        return Course.model_validate(data)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            key = ".".join(str(p) for p in item["loc"]) or "(top level)"
+            problems.append(f"{source}:{_line_of(root, item['loc'])}: {key}: {item['msg']}")
+        raise ConfigError("\n".join(problems)) from None
+
+
+@lru_cache(maxsize=None)
+def load_course(path: Path | str = DEFAULT_COURSE_FILE) -> Course:
+    """Read and validate course.yml once per path.
+
+    Raises
+    ------
+    ConfigError
+        When the file is missing or invalid.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    return parse_course(text, source=str(path))
+
+
+def describe_schema(model: type[BaseModel] = Course, prefix: str = "") -> list[tuple[str, str, str]]:
+    """Every key of the schema as ``(dotted key, default, description)`` rows."""
+    rows = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        annotation = field.annotation
+        nested = getattr(annotation, "__args__", (annotation,))[0] if "tuple" in str(annotation) else annotation
+        default = "(required)" if field.is_required() else repr(field.get_default(call_default_factory=False))
+        if field.default_factory is not None:
+            default = "(see keys below)"
+        rows.append((key, default, field.description or ""))
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            suffix = "[]." if "tuple" in str(annotation) else "."
+            rows.extend(describe_schema(nested, f"{key}{suffix}"))
+    return rows
