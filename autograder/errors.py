@@ -1,0 +1,73 @@
+"""The one domain error type of grading, and its kinds.
+
+Everything that goes wrong *because of the submission* is a :class:`SubmissionError`:
+it costs the tests it touches and becomes a result with a message for the student.
+Everything that goes wrong *in the grader itself* is a :class:`GraderError`: it stops
+the run with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+
+class SubmissionError(Exception):
+    """The submission failed a call: raised, hung, crashed, or returned something unusable.
+
+    Attributes
+    ----------
+    kind : str
+        Stable id of the failure, e.g. ``"timeout"``; used in reports and the gradebook.
+    student_message : str
+        One plain sentence (or a short traceback) safe to show the student.
+    """
+
+    kind = "error"
+
+    def __init__(self, student_message: str):
+        super().__init__(student_message)
+        self.student_message = student_message
+
+
+class NotImplementedYet(SubmissionError):
+    """The function still raises NotImplementedError (an untouched stub)."""
+
+    kind = "not_implemented"
+
+
+class StudentException(SubmissionError):
+    """The student's code raised an exception; the message carries its traceback."""
+
+    kind = "exception"
+
+
+class CallTimeout(SubmissionError):
+    """One call took longer than ``call_timeout_s``; the worker was killed and restarted."""
+
+    kind = "timeout"
+
+
+class WorkerCrashed(SubmissionError):
+    """The worker died during a call (memory, signal, ``os._exit``); it is restarted."""
+
+    kind = "crashed"
+
+
+class BadReturn(SubmissionError):
+    """The function returned something that is not a real numeric array (or tuple of them)."""
+
+    kind = "bad_return"
+
+
+class LoadFailed(SubmissionError):
+    """The submission could not be read or imported (syntax error, top-level crash, ...)."""
+
+    kind = "load_failed"
+
+
+class MissingFunction(SubmissionError):
+    """The module does not define the graded function."""
+
+    kind = "missing_function"
+
+
+class GraderError(Exception):
+    """The grader itself could not run (bad course.yml, missing hidden tests, no python)."""
