@@ -80,6 +80,88 @@ def config(ctx: click.Context) -> None:
         click.echo(f"{key}\n    default: {default}\n    {description}")
 
 
+def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
+    try:
+        return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
+    except ConfigError as error:
+        raise CourseCommandError(str(error)) from None
+
+
+@main.command()
+@click.argument("assignment_ids", nargs=-1)
+@click.option("--check-only", is_flag=True, help="Do not write; fail if assignments/ differs from a fresh build.")
+@click.pass_context
+def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool) -> None:
+    """Generate the student releases in assignments/ from solutions/ (all assignments by default)."""
+    from autograder.build import build_release, release_drift, write_release
+    from autograder.errors import GraderError
+    from autograder.paths import ASSIGNMENTS_DIR
+
+    course = _course(ctx)
+    drifted = []
+    for assignment_id in _assignment_ids(course, assignment_ids):
+        try:
+            files = build_release(course, assignment_id)
+        except GraderError as error:
+            raise CourseCommandError(str(error)) from None
+        out = ASSIGNMENTS_DIR / assignment_id
+        if check_only:
+            drift = release_drift(files, out)
+            drifted += [f"{assignment_id}: {line}" for line in drift]
+            click.echo(f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
+        else:
+            written = write_release(files, out)
+            click.echo(f"{assignment_id}: {len(written)} files in {out}")
+    if drifted:
+        raise CourseCommandError("assignments/ differs from a fresh build:\n" + "\n".join(drifted))
+
+
+@main.command()
+@click.argument("assignment_id")
+@click.argument("path", type=click.Path(path_type=Path), default=Path("."))
+@click.pass_context
+def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
+    """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here)."""
+    from autograder.check.api import check_submission, format_check
+    from autograder.errors import GraderError
+
+    course = _course(ctx)
+    try:
+        report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
+    except GraderError as error:
+        raise CourseCommandError(str(error)) from None
+    click.echo(format_check(report))
+
+
+@main.command()
+@click.argument("assignment_id")
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "gradescope", "junit"]), default="text", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), help="Write the report here instead of standard output.")
+@click.pass_context
+def grade(ctx: click.Context, assignment_id: str, submission: Path, output_format: str, out: Path | None) -> None:
+    """Grade one SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
+
+    Exits 0 whenever grading ran, whatever the score.
+    """
+    from autograder.errors import GraderError
+    from autograder.grade.api import grade_submission
+    from autograder.grade.report import FORMATTERS
+
+    course = _course(ctx)
+    try:
+        result = grade_submission(course, _assignment_ids(course, (assignment_id,))[0], submission)
+    except GraderError as error:
+        raise CourseCommandError(str(error)) from None
+    text = FORMATTERS[output_format](result)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"{result.score:g}/{result.max_score:g} -> {out}")
+    else:
+        click.echo(text, nl=False)
+
+
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True)
 @click.pass_context

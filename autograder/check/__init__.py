@@ -1,0 +1,1 @@
+"""``attn-course check``: the public checks a student runs locally."""

@@ -1,0 +1,90 @@
+"""``check_submission``: the public checks, run the way the grader runs the hidden ones.
+
+The submission is imported in the sandboxed worker (so an infinite loop times out
+instead of hanging the student's terminal); the public tests come from the release in
+``assignments/<id>/``, not from the student's folder.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.config import Course
+from autograder.engine import run_suite
+from autograder.errors import GraderError, LoadFailed
+from autograder.grade.compare import Tolerance
+from autograder.grade.static_check import parse_source
+from autograder.paths import ASSIGNMENTS_DIR, public_tests_name
+from autograder.sandbox.client import SandboxedSubmission
+from autograder.scoring import QuestionScore, score_questions
+from autograder.submission import read_submission
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Public-check results of one submission."""
+
+    assignment_id: str
+    origin: str
+    questions: tuple[QuestionScore, ...]
+    load_error: str | None
+    elapsed: float
+
+    @property
+    def score(self) -> float:
+        return sum(q.score for q in self.questions)
+
+    @property
+    def max_score(self) -> float:
+        return sum(q.points for q in self.questions)
+
+
+def public_test_file(course: Course, assignment_id: str, releases_dir: Path = ASSIGNMENTS_DIR) -> Path:
+    """The release's public test file.
+
+    Raises
+    ------
+    GraderError
+        When the release has not been built.
+    """
+    assignment = course.assignment(assignment_id)
+    path = releases_dir / assignment.id / public_tests_name(assignment.module)
+    if not path.is_file():
+        raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
+    return path
+
+
+def check_submission(course: Course, assignment_id: str, path: Path, releases_dir: Path = ASSIGNMENTS_DIR) -> CheckReport:
+    """Run the public checks of ``assignment_id`` on the submission at ``path``."""
+    started = time.perf_counter()
+    assignment = course.assignment(assignment_id)
+    tests = public_test_file(course, assignment_id, releases_dir)
+    empty = tuple(score_questions(assignment, []))
+    try:
+        source = read_submission(Path(path), assignment.module, assignment.notebook)
+        parse_source(source.source, source.origin)
+    except LoadFailed as error:
+        return CheckReport(assignment.id, Path(path).name, empty, error.student_message, time.perf_counter() - started)
+    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
+        try:
+            worker.start()
+        except LoadFailed as error:
+            return CheckReport(assignment.id, source.origin, empty, error.student_message, time.perf_counter() - started)
+        results = run_suite([tests], worker, Tolerance(course.defaults.rtol, course.defaults.atol), show_assertions=True)
+    questions = tuple(score_questions(assignment, results))
+    return CheckReport(assignment.id, source.origin, questions, None, time.perf_counter() - started)
+
+
+def format_check(report: CheckReport) -> str:
+    """One line per question, then what to fix."""
+    lines = [f"Public checks of {report.assignment_id} on {report.origin}"]
+    if report.load_error:
+        lines.append(f"Could not load your code: {report.load_error}")
+    for q in report.questions:
+        status = "pass" if q.tests and not q.failed_tests else "FAIL"
+        lines.append(f"  {status}  Q{q.number} {q.function:<30} {q.score:g}/{q.points:g} points  ({q.passed}/{len(q.tests)} checks)")
+        lines += [f"          - {t.message}" for t in q.failed_tests]
+    lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s). Hidden tests decide the grade.")
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""What one test of a suite concluded about a submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PASSED = "passed"
+FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A known bug the submission's output matches: a stable id and a sentence for the student."""
+
+    id: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test's outcome.
+
+    Attributes
+    ----------
+    name : str
+        The test function's name.
+    question : str
+        The graded function it belongs to.
+    weight : float
+        Its share of the question's points, relative to the question's other tests.
+    description : str
+        First line of the test's docstring: what it checks, safe to show students.
+    status : str
+        ``"passed"`` or ``"failed"``.
+    message : str
+        For a failure, what went wrong (never the hidden inputs).
+    kind : str
+        ``"mismatch"``, ``"check"``, a :class:`~autograder.errors.SubmissionError` kind, or ``""``.
+    diagnoses : tuple of Diagnosis
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    question: str
+    weight: float
+    description: str
+    status: str
+    message: str = ""
+    kind: str = ""
+    diagnoses: tuple[Diagnosis, ...] = field(default_factory=tuple)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED

@@ -1,0 +1,111 @@
+"""Run pytest in-process over a suite, with the submission and tolerance injected as fixtures."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from autograder.engine.outcome import describe_failure
+from autograder.engine.results import FAILED, PASSED, TestResult
+
+#: Options that keep pytest quiet, fast and blind to the project's own configuration.
+PYTEST_ARGS = (
+    "-p", "no:cacheprovider",
+    "-p", "no:terminal",
+    "-p", "no:randomly",
+    "--noconftest",
+    "--capture=no",
+    "--import-mode=importlib",
+    "-c", str(Path(__file__).resolve().parent / "pytest.ini"),
+    "-o", "python_files=test_*.py",
+    "-W", "ignore::pytest.PytestAssertRewriteWarning",
+)
+QUESTION_MARKER = "question"
+
+
+class SuitePlugin:
+    """Provides the ``submission`` and ``tol`` fixtures and records every test's result."""
+
+    def __init__(self, submission, tolerance, show_assertions: bool):
+        self._submission = submission
+        self._tolerance = tolerance
+        self._show_assertions = show_assertions
+        self.results: list[TestResult] = []
+
+    def pytest_configure(self, config):
+        config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
+
+    @pytest.fixture(scope="session")
+    def submission(self):
+        return self._submission
+
+    @pytest.fixture(scope="session")
+    def tol(self):
+        return self._tolerance
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" or (report.when == "setup" and report.failed):
+            self.results.append(self._result(item, report, call))
+
+    def _result(self, item, report, call) -> TestResult:
+        marker = item.get_closest_marker(QUESTION_MARKER)
+        question = marker.args[0] if marker and marker.args else "(unassigned)"
+        weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
+        doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
+        if report.passed:
+            return TestResult(item.name, question, weight, doc, PASSED)
+        error = call.excinfo.value if call.excinfo is not None else RuntimeError(str(report.longrepr))
+        message, kind, diagnoses = describe_failure(error, doc, self._show_assertions)
+        return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses)
+
+
+@contextmanager
+def _importable(folder: Path):
+    """Let the suite's files import their neighbours (e.g. ``checklib``) while it runs."""
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+
+
+def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions: bool = False) -> list[TestResult]:
+    """Run the tests in ``test_files`` against ``submission``.
+
+    Parameters
+    ----------
+    test_files : list of Path
+        Pytest files, all in one folder.
+    submission : object
+        What the ``submission`` fixture returns (a sandbox proxy, or a local module wrapper).
+    tolerance : object
+        What the ``tol`` fixture returns.
+    show_assertions : bool
+        Show plain assertion messages to the student (public tests only).
+
+    Returns
+    -------
+    list of TestResult
+        One per test, in run order.
+    """
+    plugin = SuitePlugin(submission, tolerance, show_assertions)
+    folder = test_files[0].parent
+    args = [*PYTEST_ARGS, "--rootdir", str(folder), *map(str, test_files)]
+    previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with _importable(folder):
+            pytest.main(args, plugins=[plugin])
+    finally:
+        if previous is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+    return plugin.results

@@ -1,0 +1,165 @@
+"""Render a :class:`GradeResult` as text, JSON, Gradescope ``results.json`` or JUnit XML.
+
+The formatters are held as data in :data:`FORMATTERS`; each is a pure function of the result.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+from xml.etree import ElementTree
+
+from autograder.grade.result import GradeResult
+from autograder.scoring import QuestionScore
+
+#: Gradescope shows a test as visible to the student immediately.
+VISIBLE = "visible"
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def question_feedback(question: QuestionScore) -> list[str]:
+    """Lines explaining a question's failed tests: what failed, why, and the named bug."""
+    lines = []
+    for test in question.failed_tests:
+        lines.append(f"- {test.description}: {test.message}")
+        lines += [f"  likely bug [{d.id}]: {d.hint}" for d in test.diagnoses]
+    return lines
+
+
+def _summary_lines(result: GradeResult) -> list[str]:
+    lines = [f"Score: {_points(result.score)} / {_points(result.max_score)}"]
+    if result.load_error:
+        lines.append(f"The submission could not be graded: {result.load_error}")
+    lines += [f"Penalty: -{p.fraction:.0%} for {p.reason}" for p in result.penalties]
+    return lines
+
+
+def to_text(result: GradeResult) -> str:
+    """A readable report, one block per question."""
+    lines = [f"{result.assignment_id}: {result.origin}", *_summary_lines(result), ""]
+    for q in result.questions:
+        mark = "ok  " if q.score == q.points else "FAIL"
+        counts = f"{q.passed}/{len(q.tests)} tests" if q.tests else "not run"
+        lines.append(f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})")
+        lines += ["       " + line for line in question_feedback(q)]
+    lines += ["", f"isolation: {result.isolation}; {result.execution_time:.2f} s; grader {result.grader_version}"]
+    return "\n".join(lines) + "\n"
+
+
+def _question_dict(q: QuestionScore) -> dict:
+    return {
+        "function": q.function,
+        "number": q.number,
+        "score": q.score,
+        "max_score": q.points,
+        "tests": [
+            {
+                "name": t.name,
+                "description": t.description,
+                "status": t.status,
+                "weight": t.weight,
+                "message": t.message,
+                "kind": t.kind,
+                "diagnoses": [d.id for d in t.diagnoses],
+            }
+            for t in q.tests
+        ],
+    }
+
+
+def to_dict(result: GradeResult) -> dict:
+    """Every field of the result as plain JSON data."""
+    return {
+        "assignment": result.assignment_id,
+        "origin": result.origin,
+        "score": result.score,
+        "raw_score": result.raw_score,
+        "max_score": result.max_score,
+        "penalties": [{"reason": p.reason, "fraction": p.fraction} for p in result.penalties],
+        "load_error": result.load_error,
+        "import_violations": list(result.import_violations),
+        "days_late": result.days_late,
+        "diagnoses": result.diagnoses,
+        "isolation": result.isolation,
+        "execution_time": round(result.execution_time, 3),
+        "grader_version": result.grader_version,
+        "questions": [_question_dict(q) for q in result.questions],
+        "student_output": result.student_output,
+    }
+
+
+def to_json(result: GradeResult) -> str:
+    return json.dumps(to_dict(result), indent=2) + "\n"
+
+
+def to_gradescope_dict(result: GradeResult) -> dict:
+    """Gradescope's results.json: one test per question, diagnoses in ``extra_data``."""
+    tests = []
+    for q in result.questions:
+        feedback = question_feedback(q) or ["All tests passed."]
+        if result.load_error:
+            feedback = [f"Not graded: {result.load_error}"]
+        tests.append(
+            {
+                "name": f"Q{q.number} {q.function}",
+                "number": str(q.number),
+                "score": q.score,
+                "max_score": q.points,
+                "status": "passed" if q.score == q.points else "failed",
+                "output": "\n".join(feedback),
+                "visibility": VISIBLE,
+                "extra_data": {
+                    "diagnoses": sorted({d.id for t in q.tests for d in t.diagnoses}),
+                    "tests_passed": q.passed,
+                    "tests_run": len(q.tests),
+                },
+            }
+        )
+    return {
+        "score": result.score,
+        "execution_time": round(result.execution_time, 3),
+        "output": "\n".join(_summary_lines(result)),
+        "visibility": VISIBLE,
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {
+            "diagnoses": result.diagnoses,
+            "isolation": result.isolation,
+            "grader_version": result.grader_version,
+            "penalties": [{"reason": p.reason, "fraction": p.fraction} for p in result.penalties],
+        },
+    }
+
+
+def to_gradescope(result: GradeResult) -> str:
+    return json.dumps(to_gradescope_dict(result), indent=2) + "\n"
+
+
+def to_junit(result: GradeResult) -> str:
+    """JUnit XML: one testsuite per question, one testcase per test."""
+    root = ElementTree.Element("testsuites", name=result.assignment_id, time=f"{result.execution_time:.3f}")
+    for q in result.questions:
+        suite = ElementTree.SubElement(
+            root, "testsuite", name=f"Q{q.number} {q.function}",
+            tests=str(len(q.tests)), failures=str(len(q.failed_tests)),
+        )
+        for t in q.tests:
+            case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
+            if not t.passed:
+                failure = ElementTree.SubElement(case, "failure", message=t.message[:200], type=t.kind or "failed")
+                failure.text = "\n".join([t.message, *[f"[{d.id}] {d.hint}" for d in t.diagnoses]])
+        if result.load_error:
+            case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
+            ElementTree.SubElement(case, "error", message=result.load_error[:200]).text = result.load_error
+    return ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+FORMATTERS: dict[str, Callable[[GradeResult], str]] = {
+    "text": to_text,
+    "json": to_json,
+    "gradescope": to_gradescope,
+    "junit": to_junit,
+}

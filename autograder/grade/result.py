@@ -1,0 +1,46 @@
+"""The result of grading one submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.scoring import QuestionScore
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A fraction of the score removed, and why."""
+
+    reason: str
+    fraction: float
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    """Everything reports and the gradebook need about one graded submission."""
+
+    assignment_id: str
+    origin: str
+    questions: tuple[QuestionScore, ...]
+    max_score: float
+    raw_score: float
+    score: float
+    penalties: tuple[Penalty, ...] = ()
+    load_error: str | None = None
+    import_violations: tuple[str, ...] = ()
+    isolation: str = "not started"
+    student_output: str = ""
+    execution_time: float = 0.0
+    grader_version: str = ""
+    days_late: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def diagnoses(self) -> list[str]:
+        """Distinct diagnosis ids over all tests, in order of first appearance."""
+        seen: dict[str, None] = {}
+        for question in self.questions:
+            for test in question.tests:
+                for diagnosis in test.diagnoses:
+                    seen.setdefault(diagnosis.id, None)
+        return list(seen)

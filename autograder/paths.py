@@ -1,0 +1,20 @@
+"""Where the project's parts live, relative to the installed source tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
+ASSIGNMENTS_DIR = PROJECT_ROOT / "assignments"
+HIDDEN_TESTS_DIR = Path(__file__).resolve().parent / "hidden_tests"
+REFERENCE_DIR = PROJECT_ROOT / "attn_reference"
+
+#: File names inside ``solutions/<id>/``.
+NOTEBOOK_SOURCE = "notebook.py"
+PUBLIC_TESTS_SOURCE = "public_tests.py"
+
+
+def public_tests_name(module_file: str) -> str:
+    """Name of the public test file in a release, e.g. ``test_scaled_attention.py``."""
+    return f"test_{module_file}"
