@@ -30,6 +30,8 @@ def describe_failure(error: BaseException, description: str, show_assertions: bo
     if mutants is not None and hasattr(error, "student_message"):
         diagnoses = tuple(Diagnosis(m.id, m.hint) for m in mutants)
         return error.student_message, MISMATCH, diagnoses
+    if hasattr(error, "student_message"):
+        return error.student_message, CHECK, ()
     if type(error).__name__ == "CheckFailed" or show_assertions:
         return str(error).strip() or description, CHECK, ()
     return f"check failed: {description}", HIDDEN_ASSERTION, ()
