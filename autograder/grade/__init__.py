@@ -1,0 +1,1 @@
+"""Grading a submission: comparing its results with the reference."""

@@ -1,0 +1,1 @@
+"""Tests of the autograder package, mirroring its tree."""

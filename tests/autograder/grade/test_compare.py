@@ -1,0 +1,204 @@
+"""check_against_reference, diagnose and first_mismatch on right, wrong and broken results."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import attn_reference
+from autograder.errors import BadReturn, CallTimeout, GraderError, StudentException
+from autograder.grade.compare import (
+    Mismatch,
+    Tolerance,
+    check_against_reference,
+    diagnose,
+    first_mismatch,
+    reference_output,
+)
+from autograder.inputs import RngSeed
+from autograder.mutants import mutant
+from tests.autograder.mutants.test_catalog import TOL, distinguishing_inputs, outcome, same
+
+INPUTS = distinguishing_inputs()
+SDPA = "scaled_dot_product_attention"
+#: The batched SDPA inputs: Q (2, 5, 4), K (2, 6, 4), V (2, 6, 3), mask (5, 6).
+SDPA_ARGS, SDPA_KWARGS = INPUTS[SDPA][0][1:]
+SOFTMAX_ARGS, SOFTMAX_KWARGS = INPUTS["softmax"][0][1:]
+VARIANCE_ARGS = INPUTS["dot_product_variance"][0][1]
+
+
+def mismatch(function, args, kwargs, actual, **options) -> Mismatch:
+    with pytest.raises(Mismatch) as caught:
+        check_against_reference(function, args, kwargs, actual, TOL, **options)
+    return caught.value
+
+
+@pytest.mark.parametrize("function", sorted(INPUTS))
+def test_reference_output_passes(function):
+    for _, args, kwargs in INPUTS[function]:
+        check_against_reference(function, args, kwargs, reference_output(function, args, kwargs), TOL)
+
+
+def test_first_mismatch_names_index_expected_and_got():
+    expected = np.zeros((2, 3, 2))
+    expected[0, 2, 1] = 0.4519
+    actual = expected.copy()
+    actual[0, 2, 1] = 0.3
+    assert first_mismatch(expected, actual, TOL) == "at index (0, 2, 1): expected 0.4519, got 0.3000"
+    assert first_mismatch(expected, expected, TOL) == ""
+    assert first_mismatch(np.float64(2.0), np.float64(3.0), TOL) == "expected 2.0000, got 3.0000"
+
+
+def test_first_mismatch_respects_tolerance_and_ignores_undefined_entries():
+    expected = np.array([1.0, np.nan, 1e-9])
+    actual = np.array([1.0 + 1e-7, 5.0, 2e-9])
+    assert first_mismatch(expected, actual, TOL) == ""
+    assert first_mismatch(expected, actual, Tolerance(rtol=1e-9, atol=0.0)) == (
+        "at index (0,): expected 1.0000, got 1.0000"
+    )
+    with pytest.raises(ValueError, match="shapes differ"):
+        first_mismatch(expected, actual[:2], TOL)
+
+
+def test_perturbed_entry_is_reported_with_its_index():
+    expected = reference_output("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS)
+    actual = expected.copy()
+    actual[1, 2, 3] += 0.01
+    error = mismatch("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, actual)
+    assert "differs in 1 of 30 entries" in error.student_message
+    assert f"at index (1, 2, 3): expected {expected[1, 2, 3]:.4f}, got {actual[1, 2, 3]:.4f}" in error.student_message
+    assert "sums along axis 1 should all be 1" in error.student_message
+    assert error.diagnoses == ()
+
+
+def test_row_sums_are_reported_only_for_weights():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    assert "sums along axis -1" in mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, 2 * A)).student_message
+    assert "sums" not in mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (2 * Z, A)).student_message
+
+
+def test_wrong_shape_names_both_shapes_and_the_input_shapes_only():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    message = mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A[..., :-1])).student_message
+    assert "A has shape (2, 5, 5); expected (2, 5, 6)" in message
+    assert "Q (2, 5, 4), K (2, 6, 4), V (2, 6, 3), mask (5, 6)" in message
+    Q = SDPA_ARGS[0]
+    assert f"{Q.flat[0]:.4f}" not in message and "array" not in message
+
+
+@pytest.mark.parametrize(
+    ("actual", "dtype"),
+    [(np.ones((2, 3, 5), dtype=complex), "complex128"), (np.empty((2, 3, 5), dtype=object), "object")],
+)
+def test_non_real_dtypes_are_rejected(actual, dtype):
+    message = mismatch("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, actual).student_message
+    assert f"has dtype {dtype}; expected a real floating-point array" in message
+
+
+def test_boolean_expected_where_the_reference_is_boolean():
+    as_float = attn_reference.causal_mask(4).astype(np.float64)
+    assert "expected a boolean array" in mismatch("causal_mask", (4,), {}, as_float).student_message
+
+
+def test_tuple_arity_is_checked():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    assert "expected a tuple of 2 (Z, A), got a single ndarray" in mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, Z).student_message
+    assert "got a tuple of 3" in mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A, A)).student_message
+    softmax = reference_output("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS)
+    assert "expected a single array" in mismatch("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, (softmax,)).student_message
+
+
+def test_non_finite_entries_are_reported():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    Z = Z.copy()
+    Z[1, 0, 2] = np.nan
+    message = mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A)).student_message
+    assert "Z has 1 non-finite entry" in message and "at index (1, 0, 2)" in message and "got nan" in message
+
+
+def test_undefined_reference_entries_accept_any_value():
+    blocked_row = np.ones((2, 3), dtype=bool)
+    blocked_row[1] = False
+    args = (np.eye(2, 4), np.eye(3, 4), np.ones((3, 2)))
+    Z, A = reference_output(SDPA, args, {"mask": blocked_row})
+    assert np.isnan(A[1]).all()
+    check_against_reference(SDPA, args, {"mask": blocked_row}, (np.nan_to_num(Z), np.nan_to_num(A)), TOL)
+
+
+def test_label_prefixes_the_message():
+    message = mismatch("causal_mask", (4,), {}, np.eye(4, dtype=bool), what="causal_mask(4)").student_message
+    assert message.startswith("causal_mask(4): ")
+    assert mismatch("causal_mask", (4,), {}, np.eye(4, dtype=bool)).student_message.startswith("causal_mask: ")
+
+
+@pytest.mark.parametrize(
+    "mutant_id",
+    ["softmax.no_max_shift", "attention.mask_after_softmax", "heads.merge_mismatch", "mha.missing_output_projection"],
+)
+def test_mutant_output_is_diagnosed(mutant_id):
+    known = mutant(mutant_id)
+    reference = getattr(attn_reference, known.function)
+    args, kwargs = next(
+        (args, kwargs)
+        for _, args, kwargs in INPUTS[known.function]
+        if not same(outcome(known.implementation, args, kwargs), outcome(reference, args, kwargs))
+    )
+    produced = outcome(known.implementation, args, kwargs)
+    error = mismatch(known.function, args, kwargs, produced)
+    assert [m.id for m in error.diagnoses] == [mutant_id]
+    assert f"Likely cause: {known.hint}" in str(error)
+
+
+def test_student_exception_is_reported_and_matched_with_raising_mutants():
+    error = mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException("ValueError: matmul: mismatch"))
+    assert "ValueError: matmul: mismatch" in error.student_message
+    assert [m.id for m in error.diagnoses] == ["attention.no_batch_support"]
+    assert [m.id for m in diagnose(SDPA, SDPA_ARGS, SDPA_KWARGS, BadReturn("None"), TOL)] == ["attention.no_batch_support"]
+    assert diagnose(SDPA, SDPA_ARGS, SDPA_KWARGS, CallTimeout("too slow"), TOL) == ()
+
+
+def test_unrelated_output_gets_no_diagnosis():
+    assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((2, 3, 5)), TOL) == ()
+    assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,)), TOL) == ()
+
+
+def test_rng_seed_inputs_draw_from_a_fresh_generator_on_every_run():
+    seed = VARIANCE_ARGS[2].seed
+    own_run = attn_reference.dot_product_variance(*VARIANCE_ARGS[:2], np.random.default_rng(seed))
+    assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
+    assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
+    check_against_reference("dot_product_variance", VARIANCE_ARGS, {}, own_run, TOL)
+    wrong = mutant("variance.scaled_by_dk").implementation(*VARIANCE_ARGS[:2], np.random.default_rng(seed))
+    error = mismatch("dot_product_variance", VARIANCE_ARGS, {}, wrong)
+    assert "var_scaled differs (rtol=1e-05, atol=1e-08): expected " in error.student_message
+    assert [m.id for m in error.diagnoses] == ["variance.scaled_by_dk"]
+
+
+def test_other_seed_is_a_mismatch():
+    other = attn_reference.dot_product_variance(*VARIANCE_ARGS[:2], RngSeed(VARIANCE_ARGS[2].seed + 1).generator())
+    assert "var_raw differs" in mismatch("dot_product_variance", VARIANCE_ARGS, {}, other).student_message
+
+
+def test_inputs_are_not_modified():
+    copies = tuple(np.copy(a) for a in SDPA_ARGS)
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, 2 * A))
+    assert all(np.array_equal(a, c) for a, c in zip(SDPA_ARGS, copies))
+
+
+def test_mismatch_survives_pickling():
+    error = Mismatch("softmax: wrong", (mutant("softmax.no_max_shift"),))
+    restored = pickle.loads(pickle.dumps(error))
+    assert restored.student_message == error.student_message
+    assert restored.diagnoses == error.diagnoses
+    assert str(restored) == str(error)
+    assert isinstance(restored, AssertionError)
+
+
+def test_grader_errors():
+    with pytest.raises(GraderError, match="no graded function"):
+        check_against_reference("no_such_function", (), {}, np.zeros(1), TOL)
+    with pytest.raises(GraderError, match="raised on the test's inputs"):
+        check_against_reference("causal_mask", (0,), {}, np.zeros((0, 0), dtype=bool), TOL)
