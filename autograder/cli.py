@@ -133,24 +133,46 @@ def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
     click.echo(format_check(report))
 
 
+DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
+
+
+def _is_class_folder(path: Path, assignment) -> bool:
+    """A folder of several students' entries, rather than one student's folder."""
+    if not path.is_dir() or (path / assignment.module).exists() or (path / assignment.notebook).exists():
+        return False
+    children = [p for p in path.iterdir() if not p.name.startswith(".")]
+    sources = [p for p in children if p.suffix in (".py", ".ipynb")]
+    return any(p.is_dir() or p.suffix == ".zip" for p in children) or len(sources) != 1
+
+
 @main.command()
 @click.argument("assignment_id")
 @click.argument("submission", type=click.Path(path_type=Path))
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "gradescope", "junit"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "gradescope", "junit"]), default="text", show_default=True, help="Report format for one submission.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report here instead of standard output.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Grading processes for a class folder.")
+@click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
+@click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
+@click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.pass_context
-def grade(ctx: click.Context, assignment_id: str, submission: Path, output_format: str, out: Path | None) -> None:
-    """Grade one SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch) -> None:
+    """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
-    Exits 0 whenever grading ran, whatever the score.
+    Given a class folder (one file or folder per student, named after the student), grade
+    every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
     from autograder.errors import GraderError
+
+    course = _course(ctx)
+    assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
+    if batch or (batch is None and _is_class_folder(submission, assignment)):
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade)
+        return
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 
-    course = _course(ctx)
     try:
-        result = grade_submission(course, _assignment_ids(course, (assignment_id,))[0], submission)
+        result = grade_submission(course, assignment.id, submission)
     except GraderError as error:
         raise CourseCommandError(str(error)) from None
     text = FORMATTERS[output_format](result)
@@ -160,6 +182,58 @@ def grade(ctx: click.Context, assignment_id: str, submission: Path, output_forma
         click.echo(f"{result.score:g}/{result.max_score:g} -> {out}")
     else:
         click.echo(text, nl=False)
+
+
+def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool) -> None:
+    from rich.console import Console
+
+    from autograder.batch.entries import list_entries
+    from autograder.batch.progress import progress_bar, rows_table
+    from autograder.batch.runner import grade_batch
+
+    if not folder.is_dir():
+        raise CourseCommandError(f"{folder} is not a folder")
+    console = Console()
+    total = len(list_entries(folder))
+    with progress_bar(console, total, f"grading {assignment.id}") as advance:
+        summary = grade_batch(
+            ctx.obj["course_file"], course, assignment.id, folder, gradebook_path,
+            jobs=jobs, regrade=regrade, on_progress=advance,
+        )
+    console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
+    console.print(
+        f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} errors "
+        f"-> {gradebook_path}"
+    )
+
+
+@main.command()
+@click.option("--db", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True)
+@click.option("--assignment", "assignment_id", help="Only this assignment.")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path), help="Write the class table (a column per assignment, totals) as CSV.")
+@click.option("--feedback", "feedback_dir", type=click.Path(path_type=Path), help="Write results.json and feedback.txt per student here.")
+@click.pass_context
+def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None) -> None:
+    """Print the gradebook and export it."""
+    from rich.console import Console
+
+    from autograder.batch.progress import rows_table
+    from autograder.gradebook import Gradebook
+    from autograder.gradebook.export import write_csv, write_feedback
+
+    course = _course(ctx)
+    if not gradebook_path.exists():
+        raise CourseCommandError(f"no gradebook at {gradebook_path}: grade a class folder first")
+    with Gradebook(gradebook_path) as book:
+        rows = book.rows(assignment_id)
+    console = Console()
+    console.print(rows_table(rows, f"gradebook {gradebook_path}"))
+    if csv_path:
+        write_csv(rows, [a.id for a in course.assignments], csv_path)
+        console.print(f"CSV -> {csv_path}")
+    if feedback_dir:
+        folders = write_feedback(rows, feedback_dir)
+        console.print(f"{len(folders)} feedback folders -> {feedback_dir}")
 
 
 @main.command()

@@ -57,7 +57,7 @@ def solution_regions(source: str, origin: str = "<master>") -> list[SolutionRegi
         elif marker == SOLUTION_END:
             if begin is None:
                 raise MarkerError(f"{origin}:{number + 1}: {SOLUTION_END} without {SOLUTION_BEGIN}")
-            owner = [name for first, last, name in functions if first < begin and number <= last]
+            owner = [name for first, last, name in functions if first < begin <= last]
             if not owner:
                 raise MarkerError(f"{origin}:{begin + 1}: solution region outside a top-level function")
             indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]

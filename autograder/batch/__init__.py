@@ -1,0 +1,1 @@
+"""``attn-course grade <id> DIR -j N``: grade a folder of submissions into the gradebook."""

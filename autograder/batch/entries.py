@@ -1,0 +1,63 @@
+"""The submissions in a class folder: one file or folder per student, named after the student."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Read size when hashing.
+HASH_CHUNK_BYTES = 1 << 20
+SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One student's submission in the class folder."""
+
+    student: str
+    path: Path
+    submitted_at: dt.datetime | None
+
+
+def student_name(path: Path) -> str:
+    """The student id a file or folder name stands for; undecodable bytes become U+FFFD."""
+    name = path.name if path.is_dir() else path.name.split(".")[0] or path.name
+    return os.fsencode(name).decode("utf-8", errors="replace")
+
+
+def _modified(path: Path) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.timezone.utc)
+    except OSError:
+        return None
+
+
+def list_entries(folder: Path) -> list[Entry]:
+    """Every visible file or folder directly inside ``folder``, sorted by name."""
+    children = sorted((p for p in folder.iterdir() if not p.name.startswith(".")), key=lambda p: os.fsencode(p.name))
+    return [Entry(student_name(p), p, _modified(p)) for p in children]
+
+
+def _hash_file(path: Path, digest) -> None:
+    with path.open("rb") as handle:
+        while chunk := handle.read(HASH_CHUNK_BYTES):
+            digest.update(chunk)
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of a file's bytes, or of a folder's relative names and bytes; names a reason when unreadable."""
+    digest = hashlib.sha256()
+    try:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and not child.is_symlink():
+                    digest.update(os.fsencode(child.relative_to(path)) + b"\0")
+                    _hash_file(child, digest)
+        else:
+            _hash_file(path, digest)
+    except OSError as error:
+        return f"unreadable:{error.strerror}"
+    return digest.hexdigest()

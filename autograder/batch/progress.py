@@ -1,0 +1,50 @@
+"""The batch progress bar and the end-of-batch table, drawn with rich."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from autograder.gradebook.store import GradebookRow
+
+#: How many diagnosis ids a table cell lists before "+N more".
+SHOWN_DIAGNOSES = 3
+
+
+@contextmanager
+def progress_bar(console: Console, total: int, label: str):
+    """Yield a callback that advances the bar by one entry (done / total, rate, ETA)."""
+    columns = (
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(label, total=total, rate="")
+
+        def advance(_row=None) -> None:
+            progress.advance(task)
+            speed = progress.tasks[task].speed
+            progress.update(task, rate=f"{speed:.1f}/s" if speed else "")
+
+        yield advance
+
+
+def _diagnoses_cell(row: GradebookRow) -> str:
+    shown = list(row.diagnoses[:SHOWN_DIAGNOSES])
+    extra = len(row.diagnoses) - len(shown)
+    return ", ".join(shown) + (f" +{extra} more" if extra > 0 else "")
+
+
+def rows_table(rows: list[GradebookRow], title: str) -> Table:
+    """Student, assignment, score, diagnoses and any error, one line per row."""
+    table = Table(title=title, show_lines=False)
+    for name, justify in (("student", "left"), ("assignment", "left"), ("score", "right"), ("late", "right"), ("diagnoses / error", "left")):
+        table.add_column(name, justify=justify, overflow="fold")
+    for row in rows:
+        note = row.error if row.error else _diagnoses_cell(row)
+        table.add_row(row.student, row.assignment, f"{row.score:g} / {row.max_score:g}", str(row.days_late or ""), note or "")
+    return table

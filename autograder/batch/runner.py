@@ -1,0 +1,178 @@
+"""Grade every entry of a class folder with N grading processes, committing each result at once.
+
+The parent hands one entry at a time to each ``autograder.batch.worker`` process and reads
+its JSON answer; a grading process that dies costs only the entry it held (recorded as an
+error row) and is replaced. Entries whose bytes were graded by this grader version already
+are skipped unless ``regrade`` is set, so an interrupted batch resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import selectors
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from autograder import __version__
+from autograder.batch.entries import Entry, content_hash, list_entries
+from autograder.gradebook.store import Gradebook, GradebookRow
+
+
+#: What a worker's answer carries besides its key; all of it is kept in the row's report.
+REPORT_KEYS = ("result", "gradescope", "text")
+
+
+@dataclass
+class BatchSummary:
+    """What a batch did."""
+
+    total: int = 0
+    graded: int = 0
+    skipped: int = 0
+    errors: int = 0
+    rows: list[GradebookRow] = field(default_factory=list)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict) -> GradebookRow:
+    """A gradebook row from a worker's answer: the result dictionary and its rendered reports."""
+    result = answer["result"]
+    return GradebookRow(
+        student=entry.student,
+        assignment=assignment,
+        content_hash=digest,
+        grader_version=result["grader_version"],
+        status="graded",
+        score=result["score"],
+        max_score=result["max_score"],
+        raw_score=result["raw_score"],
+        error=result["load_error"],
+        diagnoses=tuple(result["diagnoses"]),
+        tests=json.dumps(result["questions"]),
+        isolation=result["isolation"],
+        days_late=result["days_late"],
+        submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        graded_at=_now(),
+        execution_time=result["execution_time"],
+        report=json.dumps({key: answer[key] for key in REPORT_KEYS}),
+    )
+
+
+def error_row(entry: Entry, assignment: str, digest: str, message: str, max_score: float) -> GradebookRow:
+    """A row for an entry that could not be graded at all, with the reason."""
+    return GradebookRow(
+        student=entry.student, assignment=assignment, content_hash=digest, grader_version=__version__,
+        status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),
+        tests="[]", isolation="not started", days_late=0,
+        submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        graded_at=_now(), execution_time=0.0, report=json.dumps({"error": message}),
+    )
+
+
+class _GradingProcess:
+    """One ``autograder.batch.worker`` child and the entry it is grading."""
+
+    def __init__(self, course_file: Path, assignment: str):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.batch.worker", "--course", str(course_file), assignment],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+        )
+        self.current: tuple[Entry, str] | None = None
+
+    def send(self, entry: Entry, digest: str) -> None:
+        self.current = (entry, digest)
+        request = {"key": digest, "path": os.fsdecode(entry.path),
+                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait()
+
+
+def grade_batch(
+    course_file: Path,
+    course,
+    assignment_id: str,
+    folder: Path,
+    gradebook_path: Path,
+    *,
+    jobs: int = 2,
+    regrade: bool = False,
+    on_progress: Callable[[GradebookRow | None], None] = lambda row: None,
+) -> BatchSummary:
+    """Grade every entry of ``folder`` into the gradebook.
+
+    Parameters
+    ----------
+    on_progress : callable
+        Called after each entry with the row recorded (None for a skipped entry).
+    """
+    assignment = course.assignment(assignment_id)
+    entries = list_entries(folder)
+    summary = BatchSummary(total=len(entries))
+    with Gradebook(gradebook_path) as book:
+        pending = []
+        for entry in entries:
+            digest = content_hash(entry.path)
+            if not regrade and book.already_graded(entry.student, assignment.id, digest, __version__):
+                summary.skipped += 1
+                on_progress(None)
+            else:
+                pending.append((entry, digest))
+        _run(pending, course_file, assignment, book, summary, jobs, on_progress)
+    return summary
+
+
+def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progress) -> None:
+    book.record(row)
+    summary.rows.append(row)
+    if row.status == "graded":
+        summary.graded += 1
+    else:
+        summary.errors += 1
+    on_progress(row)
+
+
+def _run(pending, course_file, assignment, book, summary, jobs, on_progress) -> None:
+    queue = list(reversed(pending))
+    selector = selectors.DefaultSelector()
+    workers = [_GradingProcess(course_file, assignment.id) for _ in range(max(1, min(jobs, len(pending))))]
+    try:
+        for worker in workers:
+            selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
+            if queue:
+                worker.send(*queue.pop())
+        while any(w.current for w in workers):
+            for key, _ in selector.select():
+                worker = key.data
+                line = worker.process.stdout.readline()
+                entry, digest = worker.current
+                if line:
+                    answer = json.loads(line)
+                    row = (row_from_answer(entry, assignment.id, digest, answer) if "result" in answer
+                           else error_row(entry, assignment.id, digest, answer["error"], assignment.max_points))
+                else:
+                    selector.unregister(worker.process.stdout)
+                    worker.close()
+                    row = error_row(entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points)
+                    workers[workers.index(worker)] = worker = _GradingProcess(course_file, assignment.id)
+                    selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
+                worker.current = None
+                _record(book, summary, row, on_progress)
+                if queue:
+                    worker.send(*queue.pop())
+    finally:
+        for worker in workers:
+            worker.close()
+        selector.close()

@@ -1,0 +1,50 @@
+"""A grading process for batches: JSON lines in (submission paths), JSON lines out (results).
+
+Started by :mod:`autograder.batch.runner` as ``python -m autograder.batch.worker``. It is
+the grader (trusted code); student code still runs only in its sandboxed workers. Results
+travel as JSON, so the parent never unpickles anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from autograder.config import load_course
+from autograder.grade.api import grade_submission
+from autograder.grade.report import to_dict, to_gradescope_dict, to_text
+
+
+def grade_line(course, assignment_id: str, line: str) -> dict:
+    """Grade the submission a request line names; a grader failure becomes an ``error`` answer."""
+    request = json.loads(line)
+    submitted_at = dt.datetime.fromisoformat(request["submitted_at"]) if request.get("submitted_at") else None
+    try:
+        result = grade_submission(course, assignment_id, Path(request["path"]), submitted_at=submitted_at)
+        return {"key": request["key"], "result": to_dict(result), "gradescope": to_gradescope_dict(result), "text": to_text(result)}
+    except Exception as error:  # a grader bug on one entry must not lose the batch
+        return {"key": request["key"], "error": f"grader error: {error!r}", "trace": traceback.format_exc(limit=5)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--course", required=True)
+    parser.add_argument("assignment")
+    args = parser.parse_args(argv)
+    course = load_course(args.course)
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers
+    for line in sys.stdin:
+        if line.strip():
+            answers.write(json.dumps(grade_line(course, args.assignment, line)) + "\n")
+            answers.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""Find solution code, hidden tests or reference code in what students receive.
+
+A release leaks when one of its lines equals (after stripping) a *forbidden* line: a code
+line of a solution region, of a hidden test, or of the reference implementation. Short
+lines (``return Z, A``) are too common to mean anything and are skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.build.markers import solution_code_lines
+
+#: Stripped lines shorter than this are not evidence of a leak.
+MIN_LEAK_LINE_CHARS = 24
+#: Lines that are the public contract or boilerplate (signatures, imports, comments), never leaks.
+PUBLIC_LINE_PREFIXES = ("#", "import ", "from ", "def ", "class ", "@")
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A release line found among the forbidden ones."""
+
+    release_file: str
+    line_number: int
+    line: str
+    source: str
+
+
+def _significant(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= MIN_LEAK_LINE_CHARS and not stripped.startswith(PUBLIC_LINE_PREFIXES)
+
+
+def code_lines(source: str) -> list[str]:
+    """Stripped lines of the statements of a module, docstrings and comments excluded."""
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    docstring_lines = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+            docstring_lines.update(range(body[0].lineno - 1, body[0].end_lineno))
+    return [line.strip() for number, line in enumerate(lines) if number not in docstring_lines and _significant(line)]
+
+
+def forbidden_lines(solution_masters: list[str], hidden_tests: list[str], reference_modules: list[str]) -> dict[str, str]:
+    """Map each forbidden line to where it comes from."""
+    forbidden: dict[str, str] = {}
+    for text in reference_modules:
+        forbidden.update((line, "attn_reference") for line in code_lines(text))
+    for text in hidden_tests:
+        forbidden.update((line, "hidden tests") for line in code_lines(text))
+    for text in solution_masters:
+        forbidden.update((line, "solution code") for line in solution_code_lines(text) if _significant(line))
+    return forbidden
+
+
+def find_leaks(release_files: dict[str, str], forbidden: dict[str, str]) -> list[Leak]:
+    """Every release line that is a forbidden line."""
+    return [
+        Leak(name, number, line.strip(), forbidden[line.strip()])
+        for name, text in sorted(release_files.items())
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip() in forbidden
+    ]
+
+
+def project_forbidden_lines(solutions_dir: Path, hidden_dir: Path, reference_dir: Path, module_files: list[Path]) -> dict[str, str]:
+    """Forbidden lines of this project: all masters, hidden tests and reference modules."""
+    return forbidden_lines(
+        _read_all(module_files),
+        _read_all(sorted(hidden_dir.rglob("*.py"))),
+        _read_all(sorted(reference_dir.glob("*.py"))),
+    )
+
+
+def _read_all(paths: list[Path]) -> list[str]:
+    return [path.read_text(encoding="utf-8") for path in paths]

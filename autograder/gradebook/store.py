@@ -1,0 +1,139 @@
+"""SQLite storage of graded submissions.
+
+Each result is committed in its own transaction the moment it is graded, so an
+interrupted batch loses nothing. WAL journaling and a busy timeout let two batches
+write to the same file at once without corrupting it. A row is keyed by student,
+assignment, content hash and grader version: the same bytes graded by the same grader
+are graded once, unless regrading is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+#: How long a writer waits for another writer's transaction, in milliseconds.
+BUSY_TIMEOUT_MS = 30_000
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    grader_version TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('graded', 'error')),
+    score REAL NOT NULL,
+    max_score REAL NOT NULL,
+    raw_score REAL NOT NULL,
+    error TEXT,
+    diagnoses TEXT NOT NULL,
+    tests TEXT NOT NULL,
+    isolation TEXT NOT NULL,
+    days_late INTEGER NOT NULL,
+    submitted_at TEXT,
+    graded_at TEXT NOT NULL,
+    execution_time REAL NOT NULL,
+    report TEXT NOT NULL,
+    UNIQUE (student, assignment, content_hash, grader_version)
+);
+CREATE INDEX IF NOT EXISTS by_student ON submissions (assignment, student);
+"""
+
+
+@dataclass(frozen=True)
+class GradebookRow:
+    """One graded submission as stored."""
+
+    student: str
+    assignment: str
+    content_hash: str
+    grader_version: str
+    status: str
+    score: float
+    max_score: float
+    raw_score: float
+    error: str | None
+    diagnoses: tuple[str, ...]
+    tests: str  # JSON: per-question, per-test results
+    isolation: str
+    days_late: int
+    submitted_at: str | None
+    graded_at: str
+    execution_time: float
+    report: str  # JSON: the full result (autograder.grade.report.to_dict)
+
+    @property
+    def report_dict(self) -> dict:
+        return json.loads(self.report)
+
+
+_COLUMNS = tuple(GradebookRow.__dataclass_fields__)
+
+
+class Gradebook:
+    """A gradebook file. Use as a context manager, or call :meth:`close`."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        self._connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._connection.execute("PRAGMA journal_mode = WAL")
+        self._connection.execute("PRAGMA synchronous = NORMAL")
+        self._connection.executescript(SCHEMA)
+
+    def __enter__(self) -> "Gradebook":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def already_graded(self, student: str, assignment: str, content_hash: str, grader_version: str) -> bool:
+        """Whether these exact bytes were graded by this grader version already."""
+        row = self._connection.execute(
+            "SELECT 1 FROM submissions WHERE student = ? AND assignment = ? AND content_hash = ? AND grader_version = ?",
+            (student, assignment, content_hash, grader_version),
+        ).fetchone()
+        return row is not None
+
+    def record(self, row: GradebookRow) -> None:
+        """Insert or replace ``row``, committed before returning."""
+        values = [json.dumps(list(row.diagnoses)) if name == "diagnoses" else getattr(row, name) for name in _COLUMNS]
+        placeholders = ", ".join("?" for _ in _COLUMNS)
+        self._connection.execute("BEGIN IMMEDIATE")
+        try:
+            self._connection.execute(
+                f"INSERT OR REPLACE INTO submissions ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
+            )
+            self._connection.execute("COMMIT")
+        except BaseException:
+            self._connection.execute("ROLLBACK")
+            raise
+
+    def rows(self, assignment: str | None = None) -> list[GradebookRow]:
+        """The latest row per (student, assignment), ordered by assignment then student."""
+        query = f"""
+            SELECT {', '.join(_COLUMNS)} FROM submissions AS s
+            WHERE id = (SELECT MAX(id) FROM submissions AS t
+                        WHERE t.student = s.student AND t.assignment = s.assignment)
+            {'AND assignment = ?' if assignment else ''}
+            ORDER BY assignment, student
+        """
+        cursor = self._connection.execute(query, (assignment,) if assignment else ())
+        return [self._row(values) for values in cursor.fetchall()]
+
+    @staticmethod
+    def _row(values) -> GradebookRow:
+        fields = dict(zip(_COLUMNS, values))
+        fields["diagnoses"] = tuple(json.loads(fields["diagnoses"]))
+        return GradebookRow(**fields)
+
+    def integrity_ok(self) -> bool:
+        """SQLite's own integrity check."""
+        return self._connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -1,0 +1,100 @@
+"""The committed releases are a fresh build, leak nothing, and the stubs are proper stubs."""
+
+import inspect
+import types
+
+import pytest
+
+from autograder.build import build_release, release_drift, write_release
+from autograder.build.leaks import find_leaks, project_forbidden_lines
+from autograder.build.markers import keep_solutions, solution_code_lines
+from autograder.config import load_course
+from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, SOLUTIONS_DIR
+
+COURSE = load_course()
+IDS = [a.id for a in COURSE.assignments]
+
+
+def _masters():
+    return [SOLUTIONS_DIR / a.id / a.module for a in COURSE.assignments]
+
+
+@pytest.fixture(scope="module")
+def forbidden():
+    return project_forbidden_lines(SOLUTIONS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, _masters())
+
+
+def _module(text: str, name: str) -> types.ModuleType:
+    module = types.ModuleType(name)
+    exec(compile(text, name, "exec"), module.__dict__)
+    return module
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_committed_release_matches_a_fresh_build(assignment_id):
+    drift = release_drift(build_release(COURSE, assignment_id), ASSIGNMENTS_DIR / assignment_id)
+    assert drift == [], f"assignments/{assignment_id} is stale; run `attn-course build`: {drift}"
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_build_is_deterministic(assignment_id):
+    assert build_release(COURSE, assignment_id) == build_release(COURSE, assignment_id)
+
+
+def test_drift_is_detected_for_edited_missing_and_extra_files(tmp_path):
+    files = build_release(COURSE, IDS[0])
+    write_release(files, tmp_path)
+    assert release_drift(files, tmp_path) == []
+    module = COURSE.assignment(IDS[0]).module
+    (tmp_path / module).write_text("# edited by hand\n", encoding="utf-8")
+    (tmp_path / "README.md").unlink()
+    (tmp_path / "notes.txt").write_text("extra", encoding="utf-8")
+    assert sorted(release_drift(files, tmp_path)) == sorted(
+        [f"changed: {module}", "missing: README.md", "extra: notes.txt"]
+    )
+
+
+def test_write_release_removes_stale_files(tmp_path):
+    files = build_release(COURSE, IDS[0])
+    (tmp_path / "stale.py").write_text("x = 1\n", encoding="utf-8")
+    write_release(files, tmp_path)
+    assert not (tmp_path / "stale.py").exists()
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_release_leaks_no_solution_hidden_test_or_reference_code(assignment_id, forbidden):
+    release = {p.name: p.read_text(encoding="utf-8") for p in (ASSIGNMENTS_DIR / assignment_id).iterdir() if p.is_file()}
+    assert find_leaks(release, forbidden) == []
+
+
+@pytest.mark.parametrize("source_kind", ["solution code", "hidden tests", "attn_reference"])
+def test_leak_finder_catches_a_planted_line(source_kind, forbidden):
+    planted = next(line for line, where in forbidden.items() if where == source_kind)
+    release = build_release(COURSE, IDS[0])
+    module = COURSE.assignment(IDS[0]).module
+    release[module] += f"\n    {planted}\n"
+    leaks = find_leaks(release, forbidden)
+    assert [(leak.release_file, leak.source) for leak in leaks] == [(module, source_kind)]
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_masters_have_solution_code_for_every_question(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    master = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
+    assert len(solution_code_lines(master)) >= len(assignment.questions)
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_stubs_keep_signatures_and_docstrings_and_raise_with_the_question(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    stub = _module(build_release(COURSE, assignment_id)[assignment.module], "stub")
+    master_text = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
+    solution = _module(keep_solutions(master_text), "solution")
+    short_id = assignment_id.split("_")[0]
+    for number, question in enumerate(assignment.questions, start=1):
+        stub_fn, solution_fn = getattr(stub, question.function), getattr(solution, question.function)
+        assert inspect.signature(stub_fn) == inspect.signature(solution_fn)
+        assert stub_fn.__doc__ and stub_fn.__doc__ == solution_fn.__doc__
+        arguments = [None] * len(inspect.signature(stub_fn).parameters)
+        with pytest.raises(NotImplementedError, match=rf"^{question.function}: not implemented yet \({short_id}, question {number}\)$"):
+            stub_fn(*arguments)
