@@ -1,0 +1,193 @@
+"""Reports of a hand-built GradeResult: Gradescope results.json, JUnit XML, text and JSON."""
+
+from __future__ import annotations
+
+import json
+from xml.etree import ElementTree
+
+import pytest
+
+from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
+from autograder.grade.report import FORMATTERS, to_dict, to_gradescope, to_gradescope_dict, to_junit, to_text
+from autograder.grade.result import GradeResult, Penalty
+from autograder.scoring import QuestionScore
+
+NO_SCALE = Diagnosis("no_sqrt_dk_scaling", "Divide the scores by sqrt(d_k) before the softmax.")
+WRONG_AXIS = Diagnosis("softmax_wrong_axis", "Normalise over the keys, the last axis.")
+
+PASSING = TestResult("test_rows_sum_to_one", "softmax", 1.0, "Rows sum to one", PASSED)
+FAILING = TestResult(
+    "test_matches_reference", "scaled_dot_product_attention", 2.0, "Matches the reference on random inputs", FAILED,
+    message="values differ at [0, 1]", kind="mismatch", diagnoses=(NO_SCALE, WRONG_AXIS),
+)
+ALSO_PASSING = TestResult("test_shape", "scaled_dot_product_attention", 1.0, "Output shape", PASSED)
+
+QUESTIONS = (
+    QuestionScore("softmax", 1, 2.0, 2.0, (PASSING,)),
+    QuestionScore("scaled_dot_product_attention", 2, 3.0, 1.0, (FAILING, ALSO_PASSING)),
+    QuestionScore("causal_mask", 3, 1.0, 0.0, ()),
+)
+
+RESULT = GradeResult(
+    assignment_id="hw1_scaled_attention",
+    origin="scaled_attention.py",
+    questions=QUESTIONS,
+    max_score=6.0,
+    raw_score=3.0,
+    score=1.35,
+    penalties=(Penalty("imports outside the allowed list: torch (line 1)", 0.5), Penalty("1 day(s) late", 0.1)),
+    import_violations=("torch",),
+    isolation="bubblewrap",
+    student_output="debug print\n",
+    execution_time=1.23456,
+    grader_version="0.1.0",
+    days_late=1,
+)
+
+NOT_LOADED = GradeResult(
+    assignment_id="hw1_scaled_attention",
+    origin="scaled_attention.py",
+    questions=tuple(QuestionScore(q.function, q.number, q.points, 0.0, ()) for q in QUESTIONS),
+    max_score=6.0,
+    raw_score=0.0,
+    score=0.0,
+    load_error="scaled_attention.py does not parse: invalid syntax (line 3)",
+)
+
+GRADESCOPE_TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility", "extra_data"}
+
+
+def test_gradescope_top_level_keys_and_values():
+    data = to_gradescope_dict(RESULT)
+    assert {"score", "execution_time", "output", "tests"} <= set(data)
+    assert data["score"] == 1.35
+    assert data["execution_time"] == pytest.approx(1.235)
+    assert "Score: 1.35 / 6" in data["output"]
+
+
+def test_gradescope_has_one_test_per_question_with_the_required_keys():
+    tests = to_gradescope_dict(RESULT)["tests"]
+    assert [t["name"] for t in tests] == ["Q1 softmax", "Q2 scaled_dot_product_attention", "Q3 causal_mask"]
+    for test in tests:
+        assert GRADESCOPE_TEST_KEYS <= set(test)
+        assert test["status"] in {"passed", "failed"}
+        assert test["visibility"] in {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def test_gradescope_scores_and_statuses_per_question():
+    tests = to_gradescope_dict(RESULT)["tests"]
+    assert [(t["score"], t["max_score"], t["status"]) for t in tests] == [
+        (2.0, 2.0, "passed"), (1.0, 3.0, "failed"), (0.0, 1.0, "failed"),
+    ]
+
+
+def test_gradescope_failed_question_explains_and_lists_diagnoses():
+    question = to_gradescope_dict(RESULT)["tests"][1]
+    assert "Matches the reference on random inputs: values differ at [0, 1]" in question["output"]
+    assert NO_SCALE.hint in question["output"]
+    assert question["extra_data"]["diagnoses"] == sorted([NO_SCALE.id, WRONG_AXIS.id])
+    assert (question["extra_data"]["tests_passed"], question["extra_data"]["tests_run"]) == (1, 2)
+
+
+def test_gradescope_passed_question_says_so():
+    question = to_gradescope_dict(RESULT)["tests"][0]
+    assert question["output"] == "All tests passed."
+    assert question["extra_data"]["diagnoses"] == []
+
+
+def test_gradescope_output_lists_penalties():
+    output = to_gradescope_dict(RESULT)["output"]
+    assert "-50% for imports outside the allowed list" in output
+    assert "-10% for 1 day(s) late" in output
+
+
+def test_gradescope_result_is_json_serialisable():
+    assert json.loads(to_gradescope(RESULT)) == to_gradescope_dict(RESULT)
+
+
+def test_gradescope_extra_data_lists_diagnoses_in_first_appearance_order():
+    assert to_gradescope_dict(RESULT)["extra_data"]["diagnoses"] == [NO_SCALE.id, WRONG_AXIS.id]
+
+
+def test_not_loaded_says_not_graded_for_every_question():
+    tests = to_gradescope_dict(NOT_LOADED)["tests"]
+    assert len(tests) == len(QUESTIONS)
+    for test in tests:
+        assert test["output"] == f"Not graded: {NOT_LOADED.load_error}"
+        assert (test["score"], test["status"]) == (0.0, "failed")
+
+
+def test_not_loaded_summary_names_the_load_error():
+    assert NOT_LOADED.load_error in to_gradescope_dict(NOT_LOADED)["output"]
+    assert "could not be graded" in to_text(NOT_LOADED)
+
+
+def junit_root(result: GradeResult) -> ElementTree.Element:
+    return ElementTree.fromstring(to_junit(result))
+
+
+def test_junit_parses_with_one_suite_per_question():
+    root = junit_root(RESULT)
+    assert root.tag == "testsuites" and root.get("name") == "hw1_scaled_attention"
+    suites = root.findall("testsuite")
+    assert [(s.get("name"), s.get("tests"), s.get("failures")) for s in suites] == [
+        ("Q1 softmax", "1", "0"), ("Q2 scaled_dot_product_attention", "2", "1"), ("Q3 causal_mask", "0", "0"),
+    ]
+
+
+def test_junit_counts_failures_and_describes_them():
+    failures = junit_root(RESULT).findall(".//failure")
+    assert len(failures) == 1
+    failure = failures[0]
+    assert (failure.get("type"), failure.get("message")) == ("mismatch", "values differ at [0, 1]")
+    assert f"[{NO_SCALE.id}] {NO_SCALE.hint}" in failure.text
+
+
+def test_junit_testcases_are_named_after_tests():
+    cases = junit_root(RESULT).findall(".//testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("softmax", "test_rows_sum_to_one"),
+        ("scaled_dot_product_attention", "test_matches_reference"),
+        ("scaled_dot_product_attention", "test_shape"),
+    ]
+
+
+def test_junit_of_an_unloaded_submission_has_an_error_per_question():
+    errors = junit_root(NOT_LOADED).findall(".//error")
+    assert len(errors) == len(QUESTIONS)
+    assert all(e.text == NOT_LOADED.load_error for e in errors)
+
+
+def test_text_report_mentions_diagnosis_id_and_hint():
+    text = to_text(RESULT)
+    assert f"[{NO_SCALE.id}]" in text and NO_SCALE.hint in text
+    assert f"[{WRONG_AXIS.id}]" in text
+
+
+def test_text_report_marks_questions_and_counts_tests():
+    lines = to_text(RESULT).splitlines()
+    softmax = next(line for line in lines if "Q1 softmax" in line)
+    attention = next(line for line in lines if "Q2 scaled_dot_product_attention" in line)
+    mask = next(line for line in lines if "Q3 causal_mask" in line)
+    assert softmax.startswith("ok") and "(1/1 tests)" in softmax
+    assert attention.startswith("FAIL") and "(1/2 tests)" in attention
+    assert "not run" in mask
+
+
+def test_text_report_header_and_footer():
+    text = to_text(RESULT)
+    assert text.startswith("hw1_scaled_attention: scaled_attention.py\nScore: 1.35 / 6\n")
+    assert "isolation: bubblewrap" in text and "grader 0.1.0" in text
+
+
+def test_json_dict_carries_every_field():
+    data = to_dict(RESULT)
+    assert (data["score"], data["raw_score"], data["max_score"], data["days_late"]) == (1.35, 3.0, 6.0, 1)
+    assert data["import_violations"] == ["torch"]
+    assert data["questions"][1]["tests"][0]["diagnoses"] == [NO_SCALE.id, WRONG_AXIS.id]
+    assert json.loads(FORMATTERS["json"](RESULT)) == data
+
+
+def test_every_formatter_returns_text_ending_in_a_newline():
+    for name, formatter in FORMATTERS.items():
+        assert formatter(RESULT).endswith("\n"), name

@@ -1,0 +1,137 @@
+"""The static policy check: syntax errors as LoadFailed, and disallowed imports once per module."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from autograder.config import Defaults
+from autograder.errors import LoadFailed
+from autograder.grade.static_check import ImportViolation, disallowed_imports, parse_source
+
+ALLOWED = Defaults().allowed_imports
+
+
+def violations(source: str, allowed: tuple[str, ...] = ALLOWED) -> list[ImportViolation]:
+    return disallowed_imports(ast.parse(textwrap.dedent(source)), allowed)
+
+
+def load_failure(source: str) -> str:
+    with pytest.raises(LoadFailed) as caught:
+        parse_source(source, "mine.py")
+    return caught.value.student_message
+
+
+def test_valid_source_parses_to_a_module():
+    tree = parse_source("def f():\n    return 1\n", "mine.py")
+    assert isinstance(tree, ast.Module) and tree.body[0].name == "f"
+
+
+def test_syntax_error_names_file_line_and_code():
+    message = load_failure("import numpy as np\n\ndef f(x:\n    return x\n")
+    assert message.startswith("mine.py does not parse:")
+    assert "line 3" in message
+    assert "def f(x:" in message
+
+
+def test_indentation_error_is_a_load_failure_with_its_line():
+    assert "line 2" in load_failure("def f():\nreturn 1\n")
+
+
+def test_null_bytes_are_a_load_failure():
+    assert load_failure("x = 1\x00\n").startswith("mine.py")
+
+
+@pytest.mark.parametrize(
+    ("source", "module"),
+    [
+        ("import torch", "torch"),
+        ("import torch.nn as nn", "torch"),
+        ("from scipy import special", "scipy"),
+        ("from scipy.special import softmax", "scipy"),
+        ("import attn_reference", "attn_reference"),
+        ("from attn_reference.softmax import softmax", "attn_reference"),
+        ('__import__("os")', "os"),
+        ('__import__("os.path")', "os"),
+    ],
+)
+def test_disallowed_import_is_reported_with_its_line(source, module):
+    assert violations(f"x = 1\n{source}\n") == [ImportViolation(module, 2)]
+
+
+def test_import_module_reports_the_imported_module_and_importlib():
+    found = violations('import importlib\n\nmod = importlib.import_module("subprocess")\n')
+    assert found == [ImportViolation("importlib", 1), ImportViolation("subprocess", 3)]
+
+
+def test_from_importlib_import_module_is_reported():
+    found = violations('from importlib import import_module\nimport_module("subprocess")\n')
+    assert ImportViolation("subprocess", 2) in found
+
+
+def test_imports_inside_functions_are_reported():
+    source = """\
+        import numpy as np
+
+
+        def f(x):
+            import torch
+            return torch.tensor(x)
+        """
+    assert violations(source) == [ImportViolation("torch", 5)]
+
+
+def test_each_module_is_reported_once_at_its_first_line():
+    source = """\
+        import torch
+        import numpy as np
+        import torch.nn
+        from torch import tensor
+        """
+    assert violations(source) == [ImportViolation("torch", 1)]
+
+
+def test_violations_are_ordered_by_line():
+    source = """\
+        import scipy
+        import numpy
+        import torch
+        import os
+        """
+    assert [v.module for v in violations(source)] == ["scipy", "torch", "os"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numpy as np",
+        "import numpy.linalg",
+        "from numpy import linalg",
+        "from numpy.linalg import norm",
+        "import math",
+        "from __future__ import annotations",
+        "from typing import Optional",
+        "from functools import reduce",
+        "import itertools, dataclasses",
+    ],
+)
+def test_allowed_imports_are_not_reported(source):
+    assert violations(source) == []
+
+
+def test_relative_imports_are_not_reported():
+    assert violations("from . import helpers\nfrom .utils import f\n") == []
+
+
+def test_dynamic_import_with_a_computed_name_is_not_reported():
+    assert violations('name = "o" + "s"\n__import__(name)\n') == []
+
+
+def test_an_ordinary_call_with_a_string_is_not_an_import():
+    assert violations('print("torch")\nnp.load("scipy")\n') == []
+
+
+def test_the_allowed_list_is_the_one_given():
+    assert violations("import math\nimport numpy\n", allowed=("numpy",)) == [ImportViolation("math", 1)]

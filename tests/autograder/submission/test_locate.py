@@ -1,0 +1,245 @@
+"""read_submission: every accepted shape of submission, and a clear LoadFailed for every bad one."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from autograder.errors import LoadFailed
+from autograder.submission import locate
+from autograder.submission.locate import SubmissionSource, read_submission
+
+MODULE = "scaled_attention.py"
+NOTEBOOK = "scaled_attention.ipynb"
+CODE = "import numpy as np\n\n\ndef softmax(x):\n    return np.exp(x) / np.exp(x).sum()\n"
+
+
+def notebook_text(*cells: str) -> str:
+    return json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None} for cell in cells],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    })
+
+
+def read(path) -> SubmissionSource:
+    return read_submission(path, MODULE, NOTEBOOK)
+
+
+def failure(path) -> str:
+    """The student message of the LoadFailed that reading ``path`` raises."""
+    with pytest.raises(LoadFailed) as caught:
+        read(path)
+    assert caught.value.kind == "load_failed"
+    assert str(caught.value) == caught.value.student_message
+    return caught.value.student_message
+
+
+def write_zip(path, members: dict[str, bytes], compression=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.fixture
+def opened_members(monkeypatch):
+    """Names of zip members the code under test opens for reading."""
+    opened: list[str] = []
+    original = zipfile.ZipFile.open
+
+    def spy(self, name, mode="r", *args, **kwargs):
+        if mode == "r":
+            opened.append(getattr(name, "filename", name))
+        return original(self, name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", spy)
+    return opened
+
+
+def test_python_file_is_read_as_a_module(tmp_path):
+    path = tmp_path / MODULE
+    path.write_text(CODE, encoding="utf-8")
+    assert read(path) == SubmissionSource("scaled_attention", CODE, MODULE, "module")
+
+
+def test_python_file_under_another_name_keeps_the_expected_module_name(tmp_path):
+    path = tmp_path / "my_attempt.py"
+    path.write_text(CODE, encoding="utf-8")
+    source = read(path)
+    assert (source.module_name, source.origin) == ("scaled_attention", "my_attempt.py")
+
+
+def test_byte_order_mark_is_removed(tmp_path):
+    path = tmp_path / MODULE
+    path.write_bytes(b"\xef\xbb\xbf" + CODE.encode())
+    assert read(path).source == CODE
+
+
+def test_notebook_is_read_as_its_gradable_code(tmp_path):
+    path = tmp_path / NOTEBOOK
+    path.write_text(notebook_text("import numpy as np", "def f(x):\n    return np.sum(x)", "f([1])"), encoding="utf-8")
+    source = read(path)
+    assert source.kind == "notebook"
+    assert "def f(x)" in source.source and "f([1])" not in source.source
+
+
+def test_folder_prefers_the_module_over_the_notebook(tmp_path):
+    (tmp_path / MODULE).write_text(CODE, encoding="utf-8")
+    (tmp_path / NOTEBOOK).write_text(notebook_text("def other():\n    pass"), encoding="utf-8")
+    source = read(tmp_path)
+    assert (source.kind, source.source, source.origin) == ("module", CODE, f"{tmp_path.name}/{MODULE}")
+
+
+def test_folder_with_only_the_notebook_uses_it(tmp_path):
+    (tmp_path / NOTEBOOK).write_text(notebook_text("def f():\n    return 1"), encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
+    assert read(tmp_path).kind == "notebook"
+
+
+def test_folder_finds_the_module_in_a_subfolder(tmp_path):
+    (tmp_path / "hw1" / "src").mkdir(parents=True)
+    (tmp_path / "hw1" / "src" / MODULE).write_text(CODE, encoding="utf-8")
+    assert read(tmp_path).origin == f"{tmp_path.name}/hw1/src/{MODULE}"
+
+
+def test_folder_with_one_candidate_under_another_name_uses_it(tmp_path):
+    (tmp_path / "attention_final.py").write_text(CODE, encoding="utf-8")
+    (tmp_path / "test_mine.py").write_text("def test(): pass\n", encoding="utf-8")
+    (tmp_path / ".scratch.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("# mine\n", encoding="utf-8")
+    assert read(tmp_path).origin == f"{tmp_path.name}/attention_final.py"
+
+
+def test_folder_with_several_candidates_names_them(tmp_path):
+    (tmp_path / "a.py").write_text(CODE, encoding="utf-8")
+    (tmp_path / "b.ipynb").write_text(notebook_text(), encoding="utf-8")
+    message = failure(tmp_path)
+    assert "a.py" in message and "b.ipynb" in message
+    assert MODULE in message
+
+
+def test_empty_folder_says_what_was_expected(tmp_path):
+    message = failure(tmp_path)
+    assert MODULE in message and NOTEBOOK in message
+
+
+def test_symlink_inside_a_folder_is_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / MODULE).write_text(CODE, encoding="utf-8")
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / MODULE).symlink_to(outside / MODULE)
+    assert "holds no" in failure(folder)
+
+
+def test_zip_with_a_nested_folder(tmp_path, opened_members):
+    path = write_zip(tmp_path / "sub.zip", {"hw1/": b"", f"hw1/{MODULE}": CODE.encode(), "hw1/notes.md": b"hi"})
+    source = read(path)
+    assert (source.source, source.origin, source.kind) == (CODE, f"sub.zip:hw1/{MODULE}", "module")
+    assert opened_members == [f"hw1/{MODULE}"]
+
+
+def test_zip_ignores_macosx_resource_forks(tmp_path):
+    path = write_zip(
+        tmp_path / "mac.zip",
+        {f"hw1/{MODULE}": CODE.encode(), f"__MACOSX/hw1/{MODULE}": b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X"},
+    )
+    assert read(path).origin == f"mac.zip:hw1/{MODULE}"
+
+
+def test_zip_with_a_notebook(tmp_path):
+    path = write_zip(tmp_path / "nb.zip", {NOTEBOOK: notebook_text("def f():\n    return 1").encode()})
+    assert read(path).kind == "notebook"
+
+
+def test_zip_bomb_is_rejected_without_being_unpacked(tmp_path, opened_members):
+    bomb = b"\x00" * (locate.MAX_ZIP_UNPACKED_BYTES + 1)
+    path = write_zip(tmp_path / "bomb.zip", {MODULE: bomb})
+    assert path.stat().st_size < locate.MAX_FILE_BYTES
+    message = failure(path)
+    assert "too many files or bytes" in message
+    assert opened_members == []
+
+
+def test_zip_member_over_the_file_limit_is_rejected_without_being_unpacked(tmp_path, opened_members):
+    path = write_zip(tmp_path / "big.zip", {MODULE: b"\x00" * (locate.MAX_FILE_BYTES + 1)})
+    assert "larger than" in failure(path)
+    assert opened_members == []
+
+
+def test_zip_with_too_many_members_is_rejected(tmp_path, monkeypatch):
+    monkeypatch.setattr(locate, "MAX_ZIP_MEMBERS", 3)
+    path = write_zip(tmp_path / "many.zip", {f"f{i}.txt": b"x" for i in range(4)} | {MODULE: CODE.encode()})
+    assert "too many files" in failure(path)
+
+
+def test_corrupt_zip_is_rejected(tmp_path):
+    path = tmp_path / "broken.zip"
+    path.write_bytes(b"PK\x03\x04 this is not really a zip file")
+    assert "not a valid zip file" in failure(path)
+
+
+def test_file_over_the_size_limit_is_rejected(tmp_path, monkeypatch):
+    monkeypatch.setattr(locate, "MAX_FILE_BYTES", 100)
+    path = tmp_path / MODULE
+    path.write_bytes(b"#" * 101)
+    message = failure(path)
+    assert MODULE in message and "101" in message and "100" in message
+
+
+def test_file_at_the_size_limit_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(locate, "MAX_FILE_BYTES", 100)
+    path = tmp_path / MODULE
+    path.write_bytes(b"#" * 100)
+    assert read(path).source == "#" * 100
+
+
+def test_binary_file_is_rejected(tmp_path):
+    path = tmp_path / MODULE
+    path.write_bytes(b"def f():\n    return 1\n\x00\x01\x02")
+    assert "binary file" in failure(path)
+
+
+def test_non_utf8_text_is_rejected_with_the_byte_position(tmp_path):
+    path = tmp_path / MODULE
+    path.write_bytes("# café\n".encode("latin-1"))
+    message = failure(path)
+    assert "not UTF-8" in message and "byte 5" in message
+
+
+def test_notebook_with_broken_json_is_rejected(tmp_path):
+    path = tmp_path / NOTEBOOK
+    path.write_text('{"cells": [', encoding="utf-8")
+    message = failure(path)
+    assert message.startswith(NOTEBOOK) and "not valid JSON" in message
+
+
+def test_notebook_without_cells_is_rejected(tmp_path):
+    path = tmp_path / NOTEBOOK
+    path.write_text('{"metadata": {}}', encoding="utf-8")
+    assert "no list of cells" in failure(path)
+
+
+@pytest.mark.parametrize("name", ["scaled_attention.txt", "scaled_attention.pdf", "scaled_attention"])
+def test_wrong_extension_is_rejected(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(CODE, encoding="utf-8")
+    message = failure(path)
+    assert name in message and ".py" in message and ".ipynb" in message
+
+
+def test_missing_path_is_rejected(tmp_path):
+    assert "does not exist" in failure(tmp_path / "nothing_here.py")
+
+
+def test_symlinked_file_is_rejected(tmp_path):
+    target = tmp_path / "real.py"
+    target.write_text(CODE, encoding="utf-8")
+    link = tmp_path / MODULE
+    link.symlink_to(target)
+    assert "symbolic link" in failure(link)
