@@ -130,6 +130,11 @@ class Assignment(_Strict):
         return self.module[: -len(".py")]
 
     @property
+    def functions(self) -> tuple[str, ...]:
+        """The graded functions, in question order."""
+        return tuple(q.function for q in self.questions)
+
+    @property
     def max_points(self) -> float:
         return sum(q.points for q in self.questions)
 
@@ -200,14 +205,38 @@ def parse_course(text: str, source: str = "course.yml") -> Course:
         raise ConfigError(f"{source}: not valid YAML: {error}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of keys at the top level")
+    problems = [(loc, message) for loc, message in _repeated_ids(data)]
     try:
-        return Course.model_validate(data)
+        course = Course.model_validate(data)
     except ValidationError as error:
-        problems = []
-        for item in error.errors():
-            key = ".".join(str(p) for p in item["loc"]) or "(top level)"
-            problems.append(f"{source}:{_line_of(root, item['loc'])}: {key}: {item['msg']}")
-        raise ConfigError("\n".join(problems)) from None
+        problems += [(item["loc"], item["msg"]) for item in _meaningful(error.errors())]
+    else:
+        if not problems:
+            return course
+    lines = [f"{source}:{_line_of(root, loc)}: {'.'.join(map(str, loc)) or '(top level)'}: {message}" for loc, message in problems]
+    raise ConfigError("\n".join(lines))
+
+
+def _repeated_ids(data: dict) -> list[tuple[tuple, str]]:
+    """(location, message) for every assignment id that an earlier assignment already uses."""
+    assignments = data.get("assignments")
+    if not isinstance(assignments, list):
+        return []
+    seen: set = set()
+    problems = []
+    for index, item in enumerate(assignments):
+        identifier = item.get("id") if isinstance(item, dict) else None
+        if identifier in seen:
+            problems.append((("assignments", index, "id"), f"assignment id {identifier!r} is used twice"))
+        seen.add(identifier)
+    return problems
+
+
+def _meaningful(errors: list[dict]) -> list[dict]:
+    """Drop pydantic's "too short" complaint about a list whose items themselves failed."""
+    failed_items = {tuple(e["loc"][:-1]) for e in errors if len(e["loc"]) > 1 and isinstance(e["loc"][-1], int)}
+    failed_parents = {tuple(e["loc"][:i]) for e in errors for i in range(1, len(e["loc"]))}
+    return [e for e in errors if not (e["type"] == "too_short" and tuple(e["loc"]) in failed_parents | failed_items)]
 
 
 @lru_cache(maxsize=None)

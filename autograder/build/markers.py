@@ -27,12 +27,14 @@ class SolutionRegion:
     function: str
 
 
-def _enclosing_functions(source: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, name) of every top-level function, 0-based."""
-    tree = ast.parse(source)
+def _enclosing_functions(source: str) -> list[tuple[int, int, int, str]]:
+    """(first line, last statement line, last line before the next statement, name) of every top-level function, 0-based."""
+    body = ast.parse(source).body
+    total = len(source.splitlines())
+    starts = [node.lineno - 1 for node in body[1:]] + [total]
     return [
-        (node.lineno - 1, node.end_lineno - 1, node.name)
-        for node in tree.body
+        (node.lineno - 1, node.end_lineno - 1, next_start - 1, node.name)
+        for node, next_start in zip(body, starts)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
 
@@ -57,7 +59,7 @@ def solution_regions(source: str, origin: str = "<master>") -> list[SolutionRegi
         elif marker == SOLUTION_END:
             if begin is None:
                 raise MarkerError(f"{origin}:{number + 1}: {SOLUTION_END} without {SOLUTION_BEGIN}")
-            owner = [name for first, last, name in functions if first < begin <= last]
+            owner = [name for first, last, reach, name in functions if first < begin <= last and number <= reach]
             if not owner:
                 raise MarkerError(f"{origin}:{begin + 1}: solution region outside a top-level function")
             indent = lines[begin][: len(lines[begin]) - len(lines[begin].lstrip())]

@@ -110,6 +110,7 @@ def _template_values(context: BuildContext) -> dict[str, str]:
         "due": assignment.due.isoformat(),
         "questions": questions,
         "max_points": f"{assignment.max_points:g}",
+        "functions": repr(assignment.functions),
     }
 
 

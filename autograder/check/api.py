@@ -63,7 +63,7 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     tests = public_test_file(course, assignment_id, releases_dir)
     empty = tuple(score_questions(assignment, []))
     try:
-        source = read_submission(Path(path), assignment.module, assignment.notebook)
+        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
         parse_source(source.source, source.origin)
     except LoadFailed as error:
         return CheckReport(assignment.id, Path(path).name, empty, error.student_message, time.perf_counter() - started)

@@ -87,7 +87,7 @@ def grade_submission(
     test_files = hidden_test_files(assignment, tests_dir)
     origin = Path(path).name
     try:
-        source = read_submission(Path(path), assignment.module, assignment.notebook)
+        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
         origin = source.origin
         tree = parse_source(source.source, source.origin)
     except LoadFailed as error:

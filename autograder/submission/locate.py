@@ -39,11 +39,11 @@ def _decode(data: bytes, origin: str) -> str:
         raise LoadFailed(f"{origin} is not UTF-8 text (byte {error.start})") from None
 
 
-def _from_bytes(data: bytes, name: str, module_name: str, origin: str) -> SubmissionSource:
+def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions) -> SubmissionSource:
     text = _decode(data, origin)
     if name.endswith(".ipynb"):
         try:
-            return SubmissionSource(module_name, notebook_to_module(text), origin, "notebook")
+            return SubmissionSource(module_name, notebook_to_module(text, functions), origin, "notebook")
         except NotebookError as error:
             raise LoadFailed(f"{origin}: {error}") from None
     return SubmissionSource(module_name, text, origin, "module")
@@ -61,6 +61,11 @@ def _read_limited(path: Path) -> bytes:
         raise LoadFailed(f"cannot read {path.name}: {error.strerror}") from None
 
 
+def _hidden(relative: Path) -> bool:
+    """Inside a dot-folder such as ``.ipynb_checkpoints``, or a dot-file."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
 def _pick(names: list[str], module_file: str, notebook_file: str, where: str) -> str:
     """Choose the submission among candidate names: the expected module, then the notebook, then a lone file."""
     by_base = {PurePosixPath(n).name: n for n in names}
@@ -75,7 +80,7 @@ def _pick(names: list[str], module_file: str, notebook_file: str, where: str) ->
     raise LoadFailed(f"{where} holds several candidates ({', '.join(sorted(candidates)[:5])}); name yours {module_file}")
 
 
-def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str) -> SubmissionSource:
+def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str, functions) -> SubmissionSource:
     data = _read_limited(path)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -92,10 +97,10 @@ def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str
         content = handle.read(MAX_FILE_BYTES + 1)
     if len(content) > MAX_FILE_BYTES:
         raise LoadFailed(f"{chosen} in {path.name} is larger than {MAX_FILE_BYTES:,} bytes")
-    return _from_bytes(content, chosen, module_name, f"{path.name}:{chosen}")
+    return _from_bytes(content, chosen, module_name, f"{path.name}:{chosen}", functions)
 
 
-def read_submission(path: Path, module_file: str, notebook_file: str) -> SubmissionSource:
+def read_submission(path: Path, module_file: str, notebook_file: str, functions=None) -> SubmissionSource:
     """Read the submission at ``path`` for an assignment whose files are named as given.
 
     Parameters
@@ -104,6 +109,8 @@ def read_submission(path: Path, module_file: str, notebook_file: str) -> Submiss
         A ``.py`` module, an ``.ipynb`` notebook, a folder holding one, or a ``.zip``.
     module_file, notebook_file : str
         The assignment's expected file names (from course.yml).
+    functions : iterable of str, optional
+        The graded functions; a notebook keeps only them and what they use.
 
     Raises
     ------
@@ -114,15 +121,18 @@ def read_submission(path: Path, module_file: str, notebook_file: str) -> Submiss
     path = Path(path)
     if path.is_dir():
         try:
-            names = [str(p.relative_to(path)) for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()]
+            names = [
+                str(p.relative_to(path)) for p in sorted(path.rglob("*"))
+                if p.is_file() and not p.is_symlink() and not _hidden(p.relative_to(path))
+            ]
         except OSError as error:
             raise LoadFailed(f"cannot list {path.name}: {error.strerror}") from None
         chosen = _pick(names, module_file, notebook_file, f"folder {path.name}")
-        return _from_bytes(_read_limited(path / chosen), chosen, module_name, f"{path.name}/{chosen}")
+        return _from_bytes(_read_limited(path / chosen), chosen, module_name, f"{path.name}/{chosen}", functions)
     if not path.exists():
         raise LoadFailed(f"{path} does not exist")
     if path.suffix == ".zip":
-        return _from_zip(path, module_file, notebook_file, module_name)
+        return _from_zip(path, module_file, notebook_file, module_name, functions)
     if path.suffix not in SUFFIXES:
         raise LoadFailed(f"{path.name}: expected a .py module, an .ipynb notebook, a folder or a .zip")
-    return _from_bytes(_read_limited(path), path.name, module_name, path.name)
+    return _from_bytes(_read_limited(path), path.name, module_name, path.name, functions)

@@ -16,6 +16,8 @@ import json
 
 #: Lines starting with these are IPython syntax, not Python.
 MAGIC_PREFIXES = ("%", "!", "?")
+#: A line ending like this asks IPython for help (``obj?``, ``obj??``).
+HELP_SUFFIX = "?"
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 IMPORTS = (ast.Import, ast.ImportFrom)
@@ -48,8 +50,14 @@ def code_cells(notebook_text: str) -> list[str]:
     return sources
 
 
+def _is_ipython_syntax(line: str) -> bool:
+    """Magics, shell escapes and help requests (``%timeit f()``, ``!pip install x``, ``np.einsum?``)."""
+    stripped = line.strip()
+    return stripped.startswith(MAGIC_PREFIXES) or stripped.endswith(HELP_SUFFIX)
+
+
 def _without_magics(source: str) -> str:
-    return "\n".join("" if line.lstrip().startswith(MAGIC_PREFIXES) else line for line in source.splitlines())
+    return "\n".join("" if _is_ipython_syntax(line) else line for line in source.splitlines())
 
 
 def _is_simple_constant(node: ast.stmt) -> bool:
@@ -70,8 +78,34 @@ def _used_names(nodes: list[ast.stmt]) -> set[str]:
     return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def gradable_source(cell_sources: list[str]) -> str:
-    """Module source holding the gradable top-level statements of the cells, in order."""
+def _defined_names(node: ast.stmt) -> set[str]:
+    if isinstance(node, DEFINITIONS):
+        return {node.name}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def _needed(definitions: list[ast.stmt], functions) -> list[ast.stmt]:
+    """The definitions ``functions`` need, following the names they use, transitively."""
+    wanted, frontier = set(functions), set(functions)
+    while frontier:
+        uses = _used_names([n for n in definitions if _defined_names(n) & frontier])
+        frontier = uses - wanted
+        wanted |= uses
+    return [n for n in definitions if _defined_names(n) & wanted]
+
+
+def gradable_source(cell_sources: list[str], functions=None) -> str:
+    """Module source holding the gradable top-level statements of the cells, in order.
+
+    Parameters
+    ----------
+    cell_sources : list of str
+        The code cells.
+    functions : iterable of str, optional
+        The graded functions. When given, only they and the definitions they use
+        (helpers, constants) are kept, so plotting helpers and their imports are left out.
+    """
     kept: list[ast.stmt] = []
     for source in cell_sources:
         try:
@@ -79,6 +113,9 @@ def gradable_source(cell_sources: list[str]) -> str:
         except SyntaxError:
             continue
         kept += [n for n in tree.body if isinstance(n, DEFINITIONS + IMPORTS) or _is_simple_constant(n)]
+    if functions is not None:
+        definitions = _needed([n for n in kept if not isinstance(n, IMPORTS)], functions)
+        kept = [n for n in kept if isinstance(n, IMPORTS) or n in definitions]
     used = _used_names([n for n in kept if not isinstance(n, IMPORTS)])
     body = [
         n for n in kept
@@ -89,12 +126,12 @@ def gradable_source(cell_sources: list[str]) -> str:
     return "\n\n".join(ast.unparse(n) for n in future + rest) + "\n"
 
 
-def notebook_to_module(notebook_text: str) -> str:
-    """The gradable module source of a notebook document.
+def notebook_to_module(notebook_text: str, functions=None) -> str:
+    """The gradable module source of a notebook document (see :func:`gradable_source`).
 
     Raises
     ------
     NotebookError
         When the text is not a notebook.
     """
-    return gradable_source(code_cells(notebook_text))
+    return gradable_source(code_cells(notebook_text), functions)

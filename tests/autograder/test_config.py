@@ -134,7 +134,6 @@ def test_duplicate_assignment_id_is_named():
     assert "'hw1'" in message
 
 
-@pytest.mark.xfail(strict=True, reason="reported: duplicate ids are attributed to line 1 '(top level)', not the repeated id")
 def test_duplicate_assignment_id_points_at_the_repeated_id():
     text = second_assignment(VALID)
     assert f"{SOURCE}:{line_number(text, '- id: hw1', occurrence=2)}:" in config_error(text)
@@ -147,7 +146,6 @@ def test_duplicate_question_function_names_the_assignment_and_function():
     assert "questions repeat functions: ['f']" in message
 
 
-@pytest.mark.xfail(strict=True, reason="reported: pydantic adds a spurious 'assignments: Tuple should have at least 1 item'")
 def test_one_mistake_gives_one_problem_line():
     assert len(config_error(VALID.replace("points: 1", "points: -1")).splitlines()) == 1
 
