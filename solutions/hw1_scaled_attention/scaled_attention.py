@@ -1,0 +1,240 @@
+r"""Assignment 1 · Scaled dot-product attention (缩放点积注意力).
+
+The four functions below build, piece by piece,
+
+.. math::
+
+    \operatorname{Attention}(Q, K, V)
+    = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V
+
+and measure why the scores are divided by :math:`\sqrt{d_k}`.
+
+Conventions (the same in every assignment of the course)
+--------------------------------------------------------
+* Shapes are written ``(..., L_q, d_k)``: ``...`` stands for any number of leading
+  batch dimensions, including none. Batch dimensions of different arguments
+  broadcast against each other the way numpy broadcasting does.
+* float32 inputs give float32 results; every other input (integers, lists, float64)
+  is computed in float64.
+* A mask is a boolean or 0/1 array. True/1 means *this query may attend to this
+  key*; False/0 means it may not: that score becomes ``-inf`` and its weight is
+  exactly 0.
+* Allowed imports: numpy, math, typing, functools, itertools, __future__,
+  dataclasses. Write vectorised numpy: no Python loops over batch elements.
+* Input validation is not required; the Raises sections describe what happens on
+  inputs outside the contract.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    r"""Numerically stable softmax along one axis.
+
+    .. math::
+
+        \operatorname{softmax}(x)_i
+        = \frac{\exp(x_i - m)}{\sum_j \exp(x_j - m)},
+        \qquad m = \max_j x_j
+
+    Subtracting the maximum :math:`m` leaves the result unchanged (the factor
+    :math:`e^{-m}` cancels between numerator and denominator) but makes every
+    exponent at most 0, so ``exp`` cannot overflow.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n)
+        Scores, with at least one dimension. Entries equal to ``-inf`` (masked
+        scores) get weight exactly 0, provided their slice holds at least one
+        finite entry.
+    axis : int, default -1
+        The axis to normalise over; negative values count from the end.
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``
+        Non-negative weights that sum to 1 along ``axis``: float32 for float32
+        input, float64 otherwise. A slice that is entirely ``-inf`` has no
+        softmax; its entries are NaN.
+
+    Examples
+    --------
+    >>> softmax(np.array([0.5, 0.0, 0.0])).round(4)
+    array([0.4519, 0.2741, 0.2741])
+    """
+    ### BEGIN SOLUTION
+    x = np.asarray(x)
+    if x.dtype != np.float32:
+        x = x.astype(np.float64)  # float32 stays float32; everything else is float64
+
+    # The largest score of every slice; keepdims leaves a length-1 axis so that it
+    # broadcasts against x.
+    largest = np.max(x, axis=axis, keepdims=True)
+    # exp(-inf - finite) = 0, so masked scores vanish. A slice that is all -inf
+    # gives -inf - (-inf) = NaN: it is undefined, and we let it be NaN silently.
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(x - largest)  # every exponent <= 0: no overflow
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+    ### END SOLUTION
+
+
+def causal_mask(n: int) -> np.ndarray:
+    r"""Causal mask: each position may look at itself and the positions before it.
+
+    .. math::
+
+        M_{ij} =
+        \begin{cases}
+            \text{True}  & \text{if } j \le i \\
+            \text{False} & \text{if } j > i
+        \end{cases}
+
+    Row ``i`` is the query, column ``j`` the key: the lower triangle, diagonal
+    included. A decoder uses it so that no position can peek at the future.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n, n)
+        ``mask[i, j]`` is True exactly when ``j <= i``.
+
+    Raises
+    ------
+    ValueError
+        When ``n`` is not a positive integer.
+    """
+    ### BEGIN SOLUTION
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+
+    query_position = np.arange(n)[:, None]  # (n,) -> (n, 1): one row per query
+    key_position = np.arange(n)[None, :]  # (n,) -> (1, n): one column per key
+    return key_position <= query_position  # broadcasts to (n, n)
+    ### END SOLUTION
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Attend from every query to every allowed key.
+
+    .. math::
+
+        A = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right),
+        \qquad Z = A V
+
+    Four steps: the scores :math:`S = Q K^\top`, scaling by :math:`1/\sqrt{d_k}`,
+    a softmax over the keys (so each query's weights sum to 1), and the weighted
+    sum of the values.
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., L_q, d_k)
+        Queries, one row per query position.
+    K : array_like, shape (..., L_k, d_k)
+        Keys, one row per key position; same ``d_k`` as ``Q``.
+    V : array_like, shape (..., L_k, d_v)
+        Values, one row per key position.
+    mask : array_like of bool or 0/1, broadcastable to (..., L_q, L_k), optional
+        True/1 where the query may attend to the key. Disallowed positions get
+        weight exactly 0. A query row with no allowed key is undefined (its
+        weights are NaN). None (the default) allows every key.
+
+    Returns
+    -------
+    Z : numpy.ndarray, shape (..., L_q, d_v)
+        The outputs ``A @ V``: row ``i`` is a weighted average of the values.
+    A : numpy.ndarray, shape (..., L_q, L_k)
+        The attention weights; every row sums to 1.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not fit together (``Q`` and ``K`` disagree on ``d_k``,
+        ``K`` and ``V`` on ``L_k``, or the batch dimensions do not broadcast).
+    """
+    ### BEGIN SOLUTION
+    Q, K, V = (np.asarray(a) for a in (Q, K, V))
+    # float32 stays float32; everything else is computed in float64.
+    Q, K, V = (a if a.dtype == np.float32 else a.astype(np.float64) for a in (Q, K, V))
+    d_k = Q.shape[-1]
+
+    # Step 1: similarity of every query with every key.
+    K_T = np.swapaxes(K, -1, -2)  # (..., L_k, d_k) -> (..., d_k, L_k)
+    scores = Q @ K_T  # (..., L_q, d_k) @ (..., d_k, L_k) -> (..., L_q, L_k)
+
+    # Step 2: bring the variance of the scores back to about 1, whatever d_k is.
+    scores = scores / math.sqrt(d_k)  # (..., L_q, L_k)
+
+    # Forbidden query/key pairs get a score of -inf, hence weight exactly 0.
+    if mask is not None:
+        allowed = np.asarray(mask).astype(bool)  # broadcastable to (..., L_q, L_k)
+        scores = np.where(allowed, scores, -np.inf)  # (..., L_q, L_k)
+
+    # Step 3: for every query, a probability distribution over the keys.
+    weights = softmax(scores, axis=-1)  # (..., L_q, L_k)
+
+    # Step 4: every output row is the weighted average of the value rows.
+    Z = weights @ V  # (..., L_q, L_k) @ (..., L_k, d_v) -> (..., L_q, d_v)
+    return Z, weights
+    ### END SOLUTION
+
+
+def dot_product_variance(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    r"""Estimate :math:`\operatorname{Var}(q \cdot k)` with and without the :math:`1/\sqrt{d_k}` scaling.
+
+    For :math:`q, k` with independent standard normal entries,
+
+    .. math::
+
+        \mathbb{E}[q \cdot k] = 0, \qquad
+        \operatorname{Var}(q \cdot k) = d_k, \qquad
+        \operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1 .
+
+    This function checks both claims by sampling ``n_samples`` pairs.
+
+    The draw order is part of the contract, so that results are reproducible:
+    first ``q = rng.standard_normal((n_samples, d_k))``, then
+    ``k = rng.standard_normal((n_samples, d_k))``, nothing else. The variances
+    are ``np.var`` (``ddof=0``) of the ``n_samples`` dot products ``q_i . k_i``
+    and of the same dot products divided by ``sqrt(d_k)``.
+
+    Parameters
+    ----------
+    d_k : int
+        Dimension of the vectors, at least 1.
+    n_samples : int
+        Number of (q, k) pairs, at least 2.
+    rng : numpy.random.Generator
+        Source of the random numbers, e.g. ``np.random.default_rng(0)``.
+
+    Returns
+    -------
+    var_raw : float
+        Sample variance of ``q . k``; close to ``d_k``.
+    var_scaled : float
+        Sample variance of ``q . k / sqrt(d_k)``; close to 1.
+
+    Raises
+    ------
+    ValueError
+        When ``d_k < 1`` or ``n_samples < 2``.
+    """
+    ### BEGIN SOLUTION
+    if d_k < 1 or n_samples < 2:
+        raise ValueError(f"need d_k >= 1 and n_samples >= 2, got d_k={d_k}, n_samples={n_samples}")
+
+    # The draw order is part of the contract: all the queries first, then all the keys.
+    q = rng.standard_normal((n_samples, d_k))  # (n_samples, d_k)
+    k = rng.standard_normal((n_samples, d_k))  # (n_samples, d_k)
+
+    dots = np.sum(q * k, axis=-1)  # (n_samples,): the dot product of each pair
+    scaled_dots = dots / math.sqrt(d_k)  # (n_samples,)
+    return float(np.var(dots)), float(np.var(scaled_dots))
+    ### END SOLUTION
