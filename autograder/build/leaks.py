@@ -35,11 +35,14 @@ def _significant(line: str) -> bool:
 
 
 def code_lines(source: str) -> list[str]:
-    """Stripped lines of the statements of a module, docstrings and comments excluded."""
+    """Stripped lines of the statements of a module; docstrings, signatures and comments excluded."""
     lines = source.splitlines()
     tree = ast.parse(source)
     docstring_lines = set()
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            docstring_lines.update(range(node.lineno - 1, node.body[0].lineno - 1))  # the signature: public
+
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
             docstring_lines.update(range(body[0].lineno - 1, body[0].end_lineno))
