@@ -15,7 +15,7 @@ def _head_mask(mask):
         return None
     mask = np.asarray(mask)
     if mask.ndim < 2:
-        mask = mask.reshape(1, *mask.shape)  # (n_kv,) -> (1, n_kv)
+        mask = mask.reshape((1,) * (2 - mask.ndim) + mask.shape)  # () or (n_kv,) -> (1, 1) or (1, n_kv)
     return mask[..., None, :, :]  # (..., 1, n_q, n_kv)
 
 

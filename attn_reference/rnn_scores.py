@@ -19,6 +19,13 @@ def _states(s, H) -> tuple[np.ndarray, np.ndarray]:
     return s, H
 
 
+def _check_vector(v, name: str) -> np.ndarray:
+    v = as_float_array(v, name, min_ndim=1)
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be a vector of shape (d_a,), got {v.shape}")
+    return v
+
+
 def _check_matrix(W, name: str, shape: tuple) -> np.ndarray:
     W = as_float_array(W, name)
     if W.shape != shape:
@@ -49,7 +56,7 @@ def additive_score(s, H, W_a, U_a, v_a) -> np.ndarray:
         When a weight's shape does not fit ``s`` and ``H`` (the message names both).
     """
     s, H = _states(s, H)
-    v_a = as_float_array(v_a, "v_a", min_ndim=1)
+    v_a = _check_vector(v_a, "v_a")
     d_a = v_a.shape[0]
     W_a = _check_matrix(W_a, "W_a", (d_a, s.shape[-1]))
     U_a = _check_matrix(U_a, "U_a", (d_a, H.shape[-1]))
@@ -128,7 +135,7 @@ def concat_score(s, H, W_a, v_a) -> np.ndarray:
         When ``W_a`` is not (d_a, d_s + d_h).
     """
     s, H = _states(s, H)
-    v_a = as_float_array(v_a, "v_a", min_ndim=1)
+    v_a = _check_vector(v_a, "v_a")
     d_s = s.shape[-1]
     W_a = _check_matrix(W_a, "W_a", (v_a.shape[0], d_s + H.shape[-1]))
     return additive_score(s, H, W_a[:, :d_s], W_a[:, d_s:], v_a)
