@@ -142,7 +142,7 @@ def _is_class_folder(path: Path, assignment) -> bool:
         return False
     children = [p for p in path.iterdir() if not p.name.startswith(".")]
     sources = [p for p in children if p.suffix in (".py", ".ipynb")]
-    return any(p.is_dir() or p.suffix == ".zip" for p in children) or len(sources) != 1
+    return any(p.is_dir() or p.suffix == ".zip" for p in children) or len(sources) > 1
 
 
 @main.command()

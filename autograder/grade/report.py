@@ -20,13 +20,29 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def question_diagnoses(question: QuestionScore) -> dict[str, str]:
+    """Distinct diagnoses over a question's failed tests (id -> hint), in order of appearance."""
+    return {d.id: d.hint for test in question.failed_tests for d in test.diagnoses}
+
+
 def question_feedback(question: QuestionScore) -> list[str]:
-    """Lines explaining a question's failed tests: what failed, why, and the named bug."""
+    """Lines explaining a question: each failed test and why, then the named bugs once."""
     lines = []
-    for test in question.failed_tests:
-        lines.append(f"- {test.description}: {test.message}")
-        lines += [f"  likely bug [{d.id}]: {d.hint}" for d in test.diagnoses]
+    for message, tests in _by_message(question.failed_tests).items():
+        if len(tests) == 1:
+            lines.append(f"- {tests[0].description.rstrip('.')}: {message}")
+        else:
+            lines.append(f"- {len(tests)} tests: {message}")
+    lines += [f"Likely bug [{bug}]: {hint}" for bug, hint in question_diagnoses(question).items()]
     return lines
+
+
+def _by_message(tests) -> dict[str, list]:
+    """Failed tests grouped by identical message (an unimplemented stub fails every test alike)."""
+    groups: dict[str, list] = {}
+    for test in tests:
+        groups.setdefault(test.message, []).append(test)
+    return groups
 
 
 def _summary_lines(result: GradeResult) -> list[str]:
@@ -112,7 +128,7 @@ def to_gradescope_dict(result: GradeResult) -> dict:
                 "output": "\n".join(feedback),
                 "visibility": VISIBLE,
                 "extra_data": {
-                    "diagnoses": sorted({d.id for t in q.tests for d in t.diagnoses}),
+                    "diagnoses": list(question_diagnoses(q)),
                     "tests_passed": q.passed,
                     "tests_run": len(q.tests),
                 },

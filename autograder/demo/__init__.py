@@ -1,0 +1,1 @@
+"""``attn-course demo``: the main job end to end on a bundled sample class."""
