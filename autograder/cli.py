@@ -240,11 +240,22 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True)
 @click.pass_context
 def demo(ctx: click.Context, out: Path) -> None:
-    """The main job on the bundled example: trace, variance table, heatmap."""
-    _course(ctx)
+    """The main job end to end: worked example, releases, a sample class graded into a gradebook."""
+    from rich.console import Console
+
+    from autograder.demo.run import build_all, grade_sample_classes, show_gradebook
+
+    course = _course(ctx)
+    console = Console()
     ctx.invoke(trace, heatmap=out / "attention_heatmap.png")
     click.echo("\nThe d_k variance experiment (10,000 samples per row, seed 0):")
     ctx.invoke(variance, d_ks=(4, 16, 64, 256, 1024), samples=10_000, seed=0)
+    console.rule("Student releases")
+    build_all(course, console)
+    console.rule("Grading the sample class (solution, stub, buggy and broken entries)")
+    gradebook_path = grade_sample_classes(ctx.obj["course_file"], course, out, console)
+    console.rule("Gradebook")
+    show_gradebook(course, gradebook_path, out, console)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from autograder.gradebook.store import GradebookRow
 
 #: How many diagnosis ids a table cell lists before "+N more".
 SHOWN_DIAGNOSES = 3
+#: Characters of an error message shown in a table cell (the feedback files hold all of it).
+SHOWN_ERROR_CHARS = 60
 
 
 @contextmanager
@@ -39,12 +41,17 @@ def _diagnoses_cell(row: GradebookRow) -> str:
     return ", ".join(shown) + (f" +{extra} more" if extra > 0 else "")
 
 
+def _error_cell(error: str) -> str:
+    first_line = error.splitlines()[0] if error else ""
+    return first_line if len(first_line) <= SHOWN_ERROR_CHARS else first_line[: SHOWN_ERROR_CHARS - 1] + "…"
+
+
 def rows_table(rows: list[GradebookRow], title: str) -> Table:
     """Student, assignment, score, diagnoses and any error, one line per row."""
     table = Table(title=title, show_lines=False)
     for name, justify in (("student", "left"), ("assignment", "left"), ("score", "right"), ("late", "right"), ("diagnoses / error", "left")):
-        table.add_column(name, justify=justify, overflow="fold")
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name != "diagnoses / error")
     for row in rows:
-        note = row.error if row.error else _diagnoses_cell(row)
+        note = _error_cell(row.error) if row.error else _diagnoses_cell(row)
         table.add_row(row.student, row.assignment, f"{row.score:g} / {row.max_score:g}", str(row.days_late or ""), note or "")
     return table
