@@ -12,17 +12,20 @@ import pytest
 from autograder.engine.outcome import describe_failure
 from autograder.engine.results import FAILED, PASSED, TestResult
 
+#: Built-in pytest plugins a grading run never needs; each costs start-up or teardown time.
+UNUSED_PLUGINS = (
+    "cacheprovider", "terminal", "unraisableexception", "threadexception", "faulthandler", "doctest",
+    "junitxml", "pastebin", "legacypath", "stepwise", "setuponly", "setupplan", "logging", "warnings",
+    "debugging", "tmpdir", "monkeypatch", "recwarn", "nose", "randomly",
+)
 #: Options that keep pytest quiet, fast and blind to the project's own configuration.
 PYTEST_ARGS = (
-    "-p", "no:cacheprovider",
-    "-p", "no:terminal",
-    "-p", "no:randomly",
+    *(option for plugin in UNUSED_PLUGINS for option in ("-p", f"no:{plugin}")),
     "--noconftest",
     "--capture=no",
     "--import-mode=importlib",
     "-c", str(Path(__file__).resolve().parent / "pytest.ini"),
     "-o", "python_files=test_*.py",
-    "-W", "ignore::pytest.PytestAssertRewriteWarning",
 )
 QUESTION_MARKER = "question"
 

@@ -21,6 +21,8 @@ question = pytest.mark.question("dot_product_variance")
 FUNCTION = "dot_product_variance"
 STANDARD_ERRORS = 5
 N_SAMPLES = 20_000
+#: Samples for the exact checks: equality needs no statistics, only the draw order.
+EXACT_SAMPLES = 2_000
 
 
 def relative_standard_error(d_k: int, n: int) -> float:
@@ -32,11 +34,11 @@ def relative_standard_error(d_k: int, n: int) -> float:
 @pytest.mark.parametrize("d_k, seed", [(64, 31), (8, 32)])
 def test_exact_for_the_documented_draw_order(submission, tol, d_k, seed):
     """Equal to the reference for the same seed (q drawn first, then k)."""
-    expect_reference(submission, tol, FUNCTION, d_k, 5_000, RngSeed(seed), what=f"dot_product_variance(d_k={d_k})")
+    expect_reference(submission, tol, FUNCTION, d_k, EXACT_SAMPLES, RngSeed(seed), what=f"dot_product_variance(d_k={d_k})")
 
 
 @question
-@pytest.mark.parametrize("d_k", [16, 256])
+@pytest.mark.parametrize("d_k", [16, 64])
 def test_variance_is_d_k_then_one(submission, tol, d_k):
     """Var(q.k) is d_k and Var(q.k / sqrt(d_k)) is 1, within sampling error."""
     result = submission.call(FUNCTION, d_k, N_SAMPLES, RngSeed(40 + d_k))
