@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,25 +31,32 @@ PYTEST_ARGS = (
 QUESTION_MARKER = "question"
 
 
-class SuitePlugin:
-    """Provides the ``submission`` and ``tol`` fixtures and records every test's result."""
+def fixtures_plugin(submission, tolerance) -> types.ModuleType:
+    """A plugin module holding the ``submission`` and ``tol`` fixtures, bound to these objects."""
 
-    def __init__(self, submission, tolerance, show_assertions: bool):
-        self._submission = submission
-        self._tolerance = tolerance
+    @pytest.fixture(scope="session", name="submission")
+    def submission_fixture():
+        return submission
+
+    @pytest.fixture(scope="session", name="tol")
+    def tolerance_fixture():
+        return tolerance
+
+    plugin = types.ModuleType("attn_course_fixtures")
+    plugin.submission_fixture = submission_fixture
+    plugin.tolerance_fixture = tolerance_fixture
+    return plugin
+
+
+class SuitePlugin:
+    """Registers the ``question`` marker and records every test's result."""
+
+    def __init__(self, show_assertions: bool):
         self._show_assertions = show_assertions
         self.results: list[TestResult] = []
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
-
-    @pytest.fixture(scope="session")
-    def submission(self):
-        return self._submission
-
-    @pytest.fixture(scope="session")
-    def tol(self):
-        return self._tolerance
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -98,14 +106,14 @@ def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions:
     list of TestResult
         One per test, in run order.
     """
-    plugin = SuitePlugin(submission, tolerance, show_assertions)
+    plugin = SuitePlugin(show_assertions)
     folder = test_files[0].parent
     args = [*PYTEST_ARGS, "--rootdir", str(folder), *map(str, test_files)]
     previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
         with _importable(folder):
-            pytest.main(args, plugins=[plugin])
+            pytest.main(args, plugins=[plugin, fixtures_plugin(submission, tolerance)])
     finally:
         if previous is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)

@@ -40,8 +40,9 @@ NORMALIZED_OUTPUTS: dict[str, tuple[int, int | str]] = {
     "attention_context": (1, -1),
     "multi_head_attention": (1, -1),
 }
-#: Exceptions of the student's call that count as "raised" when a mutant raises too.
-RAISED_KINDS = (StudentException, BadReturn)
+#: Exceptions of the student's call that count as "raised" when a mutant raises too. An
+#: unusable return value (None, a string) is not an exception: no mutant explains it.
+RAISED_KINDS = (StudentException,)
 #: Digits shown for a number in messages.
 DIGITS = 4
 #: Magnitudes shown in fixed-point notation; others use scientific notation.
@@ -164,10 +165,19 @@ def _agrees_with_reference(reference: _Result, other: _Result, tol: Tolerance) -
     )
 
 
+def _exception_summary(error: BaseException) -> str:
+    """``Type: message`` of an exception; for a student's, the last line of its traceback."""
+    if isinstance(error, StudentException):
+        lines = [line for line in error.student_message.splitlines() if line.strip()]
+        return lines[-1].strip() if lines else ""
+    return f"{type(error).__name__}: {error}".strip()
+
+
 def _same_outcome(mutant: _Result | _Raised, student: _Result | _Raised, tol: Tolerance) -> bool:
-    """Both raised, or both returned the same structure with close values (NaN matching NaN)."""
+    """Both raised the same exception, or both returned the same structure with close values (NaN matching NaN)."""
     if isinstance(mutant, _Raised) or isinstance(student, _Raised):
-        return isinstance(mutant, _Raised) and isinstance(student, _Raised)
+        both_raised = isinstance(mutant, _Raised) and isinstance(student, _Raised)
+        return both_raised and _exception_summary(mutant.error) == _exception_summary(student.error)
     if mutant.is_tuple != student.is_tuple or len(mutant.parts) != len(student.parts):
         return False
     return all(

@@ -1,0 +1,215 @@
+"""An adversarial corpus, graded end to end: each entry has an expected outcome and must finish on time.
+
+Attacks that import modules outside the allowed list also lose the import penalty; the
+expectations below are about the raw score, before penalties.
+
+The submissions attack the grader the ways otter-grader and nbgrader fall for (patching
+numpy's comparisons, reading or overwriting hidden tests, faking results) and the ways a
+careless or hostile program breaks a grader (hangs, bombs, exits, odd return values).
+"""
+
+import hashlib
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder.build.markers import keep_solutions
+from autograder.config import load_course
+from autograder.grade.api import grade_submission
+from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, SOLUTIONS_DIR
+
+pytestmark = pytest.mark.slow
+
+BASE = load_course()
+#: Short limits keep the corpus fast; every entry must finish within FINISH_S.
+LIMITS = BASE.defaults.model_copy(update={"call_timeout_s": 1.0, "submission_timeout_s": 20.0, "memory_mb": 512})
+COURSE = BASE.model_copy(update={"defaults": LIMITS})
+HW1 = COURSE.assignment("hw1_scaled_attention")
+FINISH_S = 25.0
+SOLUTION = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+STUB = (ASSIGNMENTS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8")
+HIDDEN_FILE = HIDDEN_TESTS_DIR / HW1.id / "test_softmax.py"
+#: A line of the hidden tests that must never reach the student.
+HIDDEN_LINE = 'x = HUGE + np.random.default_rng(13).standard_normal((3, 4))'
+FULL = HW1.max_points
+POINTS = {q.function: q.points for q in HW1.questions}
+
+
+def _grade(tmp_path: Path, source: str, name: str = "scaled_attention.py"):
+    path = tmp_path / name
+    path.write_bytes(source) if isinstance(source, bytes) else path.write_text(source, encoding="utf-8")
+    started = time.monotonic()
+    result = grade_submission(COURSE, HW1.id, path)
+    assert time.monotonic() - started < FINISH_S
+    return result
+
+
+def _question(result, function):
+    return next(q for q in result.questions if q.function == function)
+
+
+def _replacing(signature: str, body: str) -> str:
+    """The solution with the function of ``signature`` redefined with ``body`` (indented code)."""
+    return SOLUTION + f"\n\ndef {signature}:\n" + "\n".join("    " + line for line in body.splitlines()) + "\n"
+
+
+def _with_softmax(body: str) -> str:
+    """The solution whose softmax is ``body``; the solution's attention calls it too."""
+    return _replacing("softmax(x, axis=-1)", body)
+
+
+def _with_variance(body: str) -> str:
+    """The solution whose dot_product_variance is ``body``; no other function calls it."""
+    return _replacing("dot_product_variance(d_k, n_samples, rng)", body)
+
+
+def test_hidden_test_line_is_real():
+    assert HIDDEN_LINE in HIDDEN_FILE.read_text(encoding="utf-8")
+
+
+def test_patching_numpy_comparisons_does_not_pass_a_stub(tmp_path):
+    patch = (
+        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.isclose = lambda a, b, *r, **k: np.ones(np.shape(a), bool)\n"
+        "np.testing.assert_allclose = lambda *a, **k: None\nnp.array_equal = lambda *a, **k: True\n"
+    )
+    result = _grade(tmp_path, STUB + patch)
+    assert result.score == 0 and result.load_error is None
+
+
+def test_patching_builtins_and_pytest_changes_nothing(tmp_path):
+    patch = (
+        "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda *a: 0\n"
+        "try:\n    import pytest\n    pytest.approx = lambda *a, **k: True\nexcept ImportError:\n    pass\n"
+    )
+    result = _grade(tmp_path, STUB + patch)
+    assert result.score == 0
+
+
+def test_reading_the_hidden_tests_finds_nothing_and_shows_nothing(tmp_path):
+    spy = (
+        f"import os\nfor path in [{str(HIDDEN_FILE)!r}, {str(HIDDEN_TESTS_DIR.parent.parent / 'course.yml')!r}]:\n"
+        "    try:\n        print(open(path).read())\n    except OSError as error:\n        print('blocked', type(error).__name__)\n"
+        f"print(os.path.exists({str(HIDDEN_TESTS_DIR)!r}))\n"
+    )
+    result = _grade(tmp_path, SOLUTION + spy)
+    assert result.isolation == "bwrap"
+    assert result.raw_score == FULL
+    assert HIDDEN_LINE not in result.student_output
+    assert "blocked" in result.student_output and "False" in result.student_output
+
+
+def test_returning_the_hidden_test_text_shows_none_of_it(tmp_path):
+    result = _grade(tmp_path, _with_softmax(f"return open({str(HIDDEN_FILE)!r}).read()"))
+    text = repr(result)
+    assert _question(result, "softmax").score == 0 and HIDDEN_LINE not in text
+
+
+def test_overwriting_hidden_tests_and_faking_results_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = hashlib.sha256(HIDDEN_FILE.read_bytes()).hexdigest()
+    attack = (
+        "import json, os\n"
+        f"for path in [{str(HIDDEN_FILE)!r}, {str(tmp_path / 'results.json')!r}, 'results.json', '/autograder/results/results.json']:\n"
+        "    try:\n        os.makedirs(os.path.dirname(path) or '.', exist_ok=True)\n"
+        "        open(path, 'w').write(json.dumps({'score': 100, 'tests': []}))\n    except OSError:\n        pass\n"
+        "print('=== 23 passed in 0.1s ===')\nprint('Score: 9 / 9')\n"
+    )
+    result = _grade(tmp_path, STUB + attack)
+    assert hashlib.sha256(HIDDEN_FILE.read_bytes()).hexdigest() == before
+    assert not (tmp_path / "results.json").exists()
+    assert result.score == 0
+
+
+def test_endless_loop_at_import_fails_the_load_on_time(tmp_path):
+    result = _grade(tmp_path, SOLUTION + "\nwhile True:\n    pass\n")
+    assert result.score == 0 and result.load_error
+
+
+def test_endless_loop_in_one_function_costs_only_that_question(tmp_path):
+    result = _grade(tmp_path, _with_variance("while True:\n    pass"))
+    assert _question(result, "dot_product_variance").score == 0
+    assert result.raw_score == FULL - POINTS["dot_product_variance"]
+
+
+def test_loop_ignoring_sigint_and_sigterm_is_killed(tmp_path):
+    body = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+    result = _grade(tmp_path, _with_variance(body))
+    assert result.raw_score == FULL - POINTS["dot_product_variance"]
+
+
+def test_memory_bomb_costs_only_its_question(tmp_path):
+    result = _grade(tmp_path, _with_variance("blocks = []\nwhile True:\n    blocks.append(bytearray(64 * 1024 * 1024))"))
+    assert result.raw_score == FULL - POINTS["dot_product_variance"]
+
+
+def test_fork_bomb_is_contained(tmp_path):
+    body = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+    result = _grade(tmp_path, _with_variance(body))
+    assert result.raw_score == FULL - POINTS["dot_product_variance"]
+
+
+@pytest.mark.parametrize("exit_call", ["import sys\nsys.exit(0)", "import os\nos._exit(0)", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"])
+def test_exiting_or_killing_at_import_gives_zero_with_a_reason(tmp_path, exit_call):
+    result = _grade(tmp_path, SOLUTION + "\n" + exit_call + "\n")
+    assert result.score == 0 and result.load_error
+
+
+def test_exit_inside_a_function_costs_only_its_question(tmp_path):
+    result = _grade(tmp_path, _with_variance("import os\nos._exit(0)"))
+    assert result.raw_score == FULL - POINTS["dot_product_variance"]
+
+
+def test_network_is_unreachable(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.1)
+    port = listener.getsockname()[1]
+    probe = f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n    print('CONNECTED')\nexcept OSError as error:\n    print('no network', error)\n"
+    result = _grade(tmp_path, SOLUTION + probe)
+    with pytest.raises(socket.timeout):
+        listener.accept()
+    listener.close()
+    assert "CONNECTED" not in result.student_output and result.raw_score == FULL
+
+
+@pytest.mark.parametrize(
+    "returned",
+    ["None", "'0.45 0.27 0.27'", "np.asarray(x, dtype=complex)", "np.array([object()] * 3)", "{'weights': x}",
+     "type('Liar', (), {'__eq__': lambda s, o: True, '__array__': None})()"],
+)
+def test_unusable_returns_score_zero_for_that_question(tmp_path, returned):
+    result = _grade(tmp_path, _with_softmax(f"import numpy as np\nreturn {returned}"))
+    assert _question(result, "softmax").score == 0
+    assert _question(result, "causal_mask").score == POINTS["causal_mask"]
+    assert not result.diagnoses, "an unusable return value is not a known bug"
+    assert {t.kind for t in _question(result, "softmax").tests} <= {"bad_return", "mismatch"}
+
+
+def test_nan_outputs_score_zero_and_say_so(tmp_path):
+    result = _grade(tmp_path, _with_softmax("import numpy as np\nreturn np.full(np.shape(x), np.nan)"))
+    softmax = _question(result, "softmax")
+    assert softmax.score == 0 and all("non-finite" in t.message or "nan" in t.message for t in softmax.tests)
+
+
+def test_lists_and_subclasses_of_the_right_values_are_accepted(tmp_path):
+    body = (
+        "import numpy as np\nclass Sub(np.ndarray):\n    pass\n"
+        "x = np.asarray(x)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.view(Sub) if w.ndim > 1 else w.tolist()"
+    )
+    assert _grade(tmp_path, _with_softmax(body)).raw_score == FULL
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [("scaled_attention.py", "def softmax(x:\n"), ("scaled_attention.py", ""), ("scaled_attention.py", b"\x00\x01\x02binary"),
+     ("scaled_attention.ipynb", '{"cells": [')],
+)
+def test_unloadable_files_get_zero_with_a_message(tmp_path, name, content):
+    result = _grade(tmp_path, content, name)
+    assert result.score == 0
+    assert result.load_error or all(t.kind == "missing_function" for q in result.questions for t in q.tests)
