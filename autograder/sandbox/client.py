@@ -1,0 +1,452 @@
+"""The grader's handle on a sandboxed submission.
+
+:class:`SandboxedSubmission` starts a worker (see :mod:`autograder.sandbox.launcher`),
+has it import the student's source, and forwards calls to it. Every failure of the
+submission becomes one of the :mod:`autograder.errors` types; the grader never runs
+student code, never unpickles anything from the worker, and bounds what it reads.
+
+A call that hangs or kills the worker costs only that call: the worker process group
+is SIGKILLed and the next call transparently starts a new worker and reloads the source.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import select
+import time
+
+import numpy as np
+
+from autograder.config import Defaults
+from autograder.errors import (
+    BadReturn,
+    CallTimeout,
+    GraderError,
+    LoadFailed,
+    MissingFunction,
+    NotImplementedYet,
+    StudentException,
+    SubmissionError,
+    WorkerCrashed,
+)
+from autograder.inputs import RngSeed
+from autograder.sandbox import protocol
+from autograder.sandbox.launcher import WorkerProcess, describe_exit, detect_isolation
+
+#: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
+WORKER_START_TIMEOUT_S = 20.0
+#: Seconds to wait for the exit status of a worker whose pipe closed.
+EXIT_STATUS_WAIT_S = 1.0
+#: Largest source text sent to the worker, in bytes.
+MAX_SOURCE_BYTES = 8 * protocol.MIB
+#: Longest message taken from the worker into a student-facing error.
+MAX_STUDENT_MESSAGE_CHARS = 8000
+#: Largest single read from a pipe.
+READ_CHUNK_BYTES = protocol.MIB
+#: Most reads of the output pipe in one go.
+MAX_DRAIN_READS = 64
+MS_PER_S = 1000
+#: Bounds on what the worker may send back.
+RESPONSE_LIMITS = protocol.Limits(kinds=protocol.RESULT_KINDS)
+
+_WORKER_ERRORS = {
+    cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
+}
+
+
+class _Expired(Exception):
+    """The deadline of the current exchange passed."""
+
+
+class _WorkerGone(Exception):
+    """The worker closed its end of a pipe (it died, or closed the fd itself)."""
+
+
+class OutputCapture:
+    """The student's stdout and stderr, kept up to a byte limit and never parsed."""
+
+    def __init__(self, limit_bytes: int):
+        self.limit_bytes = limit_bytes
+        self._data = bytearray()
+        self.truncated = False
+
+    def feed(self, chunk: bytes) -> None:
+        """Keep what fits of ``chunk``; note that the rest was dropped."""
+        room = self.limit_bytes - len(self._data)
+        self._data += chunk[: max(room, 0)]
+        self.truncated |= len(chunk) > room
+
+    @property
+    def text(self) -> str:
+        """Everything kept, decoded leniently, with a note when output was dropped."""
+        text = self._data.decode("utf-8", errors="replace")
+        if self.truncated:
+            text += f"\n[... output truncated at {self.limit_bytes // protocol.KIB} KiB ...]\n"
+        return text
+
+
+class _Link:
+    """Deadline-bounded frame I/O with one worker, draining its output meanwhile."""
+
+    def __init__(self, worker: WorkerProcess, output: OutputCapture):
+        self.worker = worker
+        self.output = output
+        self._output_open = True
+
+    def drain_output(self) -> None:
+        """Read the output that is waiting, without blocking and at most a bounded amount.
+
+        The bound keeps a worker that prints as fast as the grader reads from holding
+        the grader here; the rest is read at the next chance.
+        """
+        for _ in range(MAX_DRAIN_READS):
+            if not self._output_open:
+                return
+            try:
+                chunk = os.read(self.worker.output_fd, READ_CHUNK_BYTES)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._output_open = False
+                return
+            self.output.feed(chunk)
+
+    def _wait(self, deadline: float, fd: int, event: int) -> None:
+        """Block until ``fd`` is ready for ``event`` (or hung up), draining output meanwhile."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Expired
+            poller = select.poll()
+            poller.register(fd, event)
+            if self._output_open:
+                poller.register(self.worker.output_fd, select.POLLIN)
+            ready = dict(poller.poll(remaining * MS_PER_S))
+            if self.worker.output_fd in ready:
+                self.drain_output()
+            if fd in ready:
+                return
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write all of ``data`` to the request pipe before ``deadline``."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.worker.request_fd, view):]
+            except BlockingIOError:
+                self._wait(deadline, self.worker.request_fd, select.POLLOUT)
+            except OSError as error:
+                if error.errno in (errno.EPIPE, errno.EBADF):
+                    raise _WorkerGone from None
+                raise
+
+    def read_exact(self, size: int, deadline: float) -> bytes:
+        """Exactly ``size`` bytes of the response pipe before ``deadline``."""
+        data = bytearray()
+        while len(data) < size:
+            try:
+                chunk = os.read(self.worker.response_fd, min(size - len(data), READ_CHUNK_BYTES))
+            except BlockingIOError:
+                self._wait(deadline, self.worker.response_fd, select.POLLIN)
+                continue
+            if not chunk:
+                raise _WorkerGone
+            data += chunk
+        return bytes(data)
+
+    def receive(self, deadline: float) -> protocol.Message:
+        """One bounded, validated frame from the worker."""
+        return protocol.read_message(lambda size: self.read_exact(size, deadline), RESPONSE_LIMITS)
+
+
+def _seed_of(value) -> int | None:
+    return value.seed if isinstance(value, RngSeed) else None
+
+
+def _student_text(message) -> str:
+    """``message`` as clean text (no lone surrogates) of bounded length."""
+    text = str(message).encode("utf-8", errors="replace").decode("utf-8")
+    if len(text) > MAX_STUDENT_MESSAGE_CHARS:
+        return "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
+    return text
+
+
+class SandboxedSubmission:
+    """A student module imported in a sandboxed worker, called from the grader.
+
+    Parameters
+    ----------
+    module_name : str
+        Name the module is registered under in the worker (``sys.modules``).
+    source : str
+        The module's source text; sent to the worker, never executed here.
+    limits : Defaults
+        Timeouts and resource limits (course.yml ``defaults``).
+    filename : str
+        Name shown in the student's tracebacks.
+    isolation : str, optional
+        Force a level from :data:`autograder.sandbox.launcher.ISOLATION_LEVELS`;
+        by default the strongest that works here (:func:`detect_isolation`).
+
+    Examples
+    --------
+    >>> with SandboxedSubmission("attn", source, Defaults()) as sub:  # doctest: +SKIP
+    ...     sub.start()
+    ...     weights = sub.softmax(x, axis=-1)
+    """
+
+    def __init__(self, module_name: str, source: str, limits: Defaults, filename: str = "<submission>",
+                 *, isolation: str | None = None):
+        self.module_name = module_name
+        self.source = source
+        self.limits = limits
+        self.filename = filename
+        self.isolation = isolation or detect_isolation()
+        self._output = OutputCapture(limits.output_limit_kb * protocol.KIB)
+        self._link: _Link | None = None
+        self._budget_end: float | None = None
+        self._load_error: str | None = None
+        self._closed = False
+        self._next_id = 0
+
+    # --- public API ---------------------------------------------------------------------
+
+    @property
+    def captured_output(self) -> str:
+        """The student's stdout and stderr so far (all workers), truncated to ``output_limit_kb``."""
+        if self._link is not None:
+            self._link.drain_output()
+        return self._output.text
+
+    @property
+    def worker_pid(self) -> int | None:
+        """Host pid of the running worker's process (bwrap's, under bwrap), if one runs."""
+        return self._link.worker.popen.pid if self._link is not None else None
+
+    def start(self) -> None:
+        """Start the worker and import the submission in it; starts the submission's time budget.
+
+        Raises
+        ------
+        LoadFailed
+            When the module cannot be imported (the message says why).
+        GraderError
+            When the sandbox itself cannot start.
+        """
+        try:
+            self._ensure_worker()
+        except CallTimeout as error:
+            raise LoadFailed(error.student_message) from None
+
+    def call(self, function: str, *args, **kwargs) -> np.ndarray | tuple[np.ndarray, ...]:
+        """Call ``function(*args, **kwargs)`` in the worker.
+
+        Arguments may be ndarrays, numpy scalars, None, bool, int, float, str, tuples and
+        lists of these, and :class:`~autograder.inputs.RngSeed`.
+
+        Returns
+        -------
+        ndarray or tuple of ndarray
+            Plain arrays of bool, int or float values (0-d for scalars).
+
+        Raises
+        ------
+        SubmissionError
+            ``NotImplementedYet``, ``StudentException``, ``BadReturn``, ``MissingFunction``,
+            ``CallTimeout``, ``WorkerCrashed`` or ``LoadFailed`` (when a restart cannot reload).
+        TypeError
+            When an argument cannot be sent (a grader bug, not the student's).
+        """
+        arrays: list[np.ndarray] = []
+        header = {
+            "op": protocol.OP_CALL,
+            "function": function,
+            "args": protocol.encode_value(tuple(args), arrays, _seed_of),
+            "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
+        }
+        self._ensure_worker()
+        message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()")
+        try:
+            return protocol.decode_result(message.header.get("result"), message.arrays)
+        except protocol.ProtocolError as error:
+            self._kill()
+            raise WorkerCrashed(f"the worker sent a malformed result for {function}() ({error}); it was restarted") from None
+
+    def ping(self) -> None:
+        """Round-trip an empty request (starts the worker if needed)."""
+        self._ensure_worker()
+        self._exchange({"op": protocol.OP_PING}, [], self._deadline(self.limits.call_timeout_s), "ping")
+
+    def close(self) -> None:
+        """Kill the worker, keep the captured output. Idempotent."""
+        self._closed = True
+        self._kill()
+
+    def __getattr__(self, name: str):
+        """``sub.softmax(x)`` is ``sub.call("softmax", x)``."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return functools.partial(self.call, name)
+
+    def __enter__(self) -> "SandboxedSubmission":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if self.__dict__.get("_link") is not None:
+            try:
+                self._kill()
+            except Exception:  # noqa: BLE001 - nothing sensible to do at garbage collection
+                pass
+
+    # --- the worker's life ---------------------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        """Start the budget on first use, then make sure a loaded worker is running.
+
+        Raises
+        ------
+        CallTimeout
+            When the submission's time budget is spent.
+        LoadFailed
+            When the module could not be (re)loaded, now or earlier.
+        """
+        if self._closed:
+            raise RuntimeError("this SandboxedSubmission is closed")
+        if self._budget_end is None:
+            self._budget_end = time.monotonic() + self.limits.submission_timeout_s
+        self._check_budget()
+        if self._load_error is not None:
+            raise LoadFailed(self._load_error)
+        if self._link is None:
+            self._launch()
+
+    def _deadline(self, timeout_s: float) -> float:
+        return min(time.monotonic() + timeout_s, self._budget_end)
+
+    def _budget_message(self) -> str:
+        return f"the submission used up its time budget of {self.limits.submission_timeout_s:g} s"
+
+    def _check_budget(self) -> None:
+        if time.monotonic() >= self._budget_end:
+            self._kill()
+            raise CallTimeout(self._budget_message())
+
+    def _kill(self) -> None:
+        """SIGKILL the worker (if any), keep its last output, forget it."""
+        link, self._link = self._link, None
+        if link is None:
+            return
+        link.worker.kill()
+        link.drain_output()
+        link.worker.close_pipes()
+
+    def _launch(self) -> None:
+        """Start a worker, wait for its greeting, and load the source.
+
+        Raises
+        ------
+        LoadFailed
+            Remembered: later calls fail the same way without a new worker.
+        CallTimeout
+            When the time budget runs out meanwhile (not remembered as a load failure).
+        """
+        source_bytes = len(self.source.encode("utf-8", errors="replace"))
+        if source_bytes > MAX_SOURCE_BYTES:
+            self._load_error = f"the source has {source_bytes} bytes, more than the {MAX_SOURCE_BYTES} accepted"
+            raise LoadFailed(self._load_error)
+        self._link = _Link(WorkerProcess.spawn(self.limits, self.isolation), self._output)
+        self._await_greeting()
+        header = {"op": protocol.OP_LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
+        try:
+            self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
+        except CallTimeout:
+            raise
+        except SubmissionError as error:
+            self._kill()
+            self._load_error = error.student_message
+            raise LoadFailed(self._load_error) from None
+
+    def _await_greeting(self) -> None:
+        """Wait for the worker's hello: from here on, failures are the submission's."""
+        deadline = self._deadline(WORKER_START_TIMEOUT_S)
+        try:
+            hello = self._link.receive(deadline)
+        except (_Expired, _WorkerGone, protocol.ProtocolError) as error:
+            link = self._link
+            self._kill()
+            if time.monotonic() >= self._budget_end:
+                raise CallTimeout(self._budget_message()) from None
+            detail = f"{type(error).__name__} {error}".strip()
+            raise GraderError(f"the sandbox worker ({self.isolation}) did not start: {detail}\n{link.output.text}") from None
+        if hello.header.get("op") != protocol.OP_HELLO:
+            self._kill()
+            raise GraderError(f"the sandbox worker greeted with {hello.header!r}")
+
+    def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str) -> protocol.Message:
+        """Send one request and return its successful response.
+
+        Raises
+        ------
+        SubmissionError
+            The worker's reported failure, or a timeout, crash or protocol violation
+            (after which the worker is killed and will be restarted). During the import
+            (``what == "import"``) the caller turns these into LoadFailed.
+        """
+        self._next_id += 1
+        header = {**header, "id": self._next_id}
+        try:
+            self._link.send(protocol.encode_message(header, arrays), deadline)
+            response = self._link.receive(deadline)
+        except _Expired:
+            raise self._timed_out(what) from None
+        except _WorkerGone:
+            raise self._crashed(what) from None
+        except protocol.RejectedArray as error:
+            self._kill()
+            raise BadReturn(f"{what} returned {error.reason}") from None
+        except protocol.ProtocolError as error:
+            self._kill()
+            raise WorkerCrashed(f"the worker broke the protocol during {what} ({error}); it was restarted") from None
+        if response.header.get("id") != self._next_id:
+            self._kill()
+            raise WorkerCrashed(f"the worker answered out of turn during {what}; it was restarted")
+        if response.header.get("ok") is not True:
+            raise self._reported(response.header, what)
+        return response
+
+    def _reported(self, header: dict, what: str) -> SubmissionError:
+        cls = _WORKER_ERRORS.get(header.get("kind"))
+        if cls is None:
+            self._kill()
+            return WorkerCrashed(f"the worker reported an unknown failure during {what}; it was restarted")
+        return cls(_student_text(header.get("message", "")))
+
+    def _timed_out(self, what: str) -> SubmissionError:
+        self._kill()
+        if time.monotonic() >= self._budget_end:
+            return CallTimeout(f"{what} was stopped: {self._budget_message()}")
+        if what == "import":
+            return LoadFailed(f"importing the module did not finish within {self.limits.call_timeout_s:g} s "
+                              "(an endless loop or a long computation at top level?)")
+        return CallTimeout(f"{what} did not finish within {self.limits.call_timeout_s:g} s; the worker was restarted")
+
+    def _crashed(self, what: str) -> SubmissionError:
+        worker = self._link.worker
+        status = worker.exit_status(EXIT_STATUS_WAIT_S)
+        self._kill()
+        if status is None:
+            how = "closed its pipe"
+        elif status == 0:
+            how = "exited with status 0 (sys.exit or os._exit?)"
+        else:
+            how = describe_exit(status, self.isolation)
+        if what == "import":
+            return LoadFailed(f"the worker {how} while importing the module")
+        return WorkerCrashed(f"the worker {how} during {what}; it was restarted")

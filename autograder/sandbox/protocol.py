@@ -1,0 +1,356 @@
+"""The wire format between the grader and the sandboxed worker.
+
+A *message* is one frame::
+
+    MAGIC (4 bytes) | header length (uint32) | array count (uint32) | header (UTF-8 JSON)
+    then, per array: array length (uint64) | the array in ``.npy`` format
+
+Arrays are written with ``np.save(..., allow_pickle=False)`` and read back only with
+``np.load(..., allow_pickle=False)`` after their ``.npy`` header has been checked, so
+nothing from the other side is ever unpickled or evaluated. The reader bounds every
+length before it allocates, which keeps a hostile worker from making the grader
+allocate unbounded memory.
+
+Values inside a header are plain JSON (``None``, bools, ints, floats, strings) or tagged
+objects: ``{"t": "array", "i": 0}`` (the first array of the message), ``{"t": "scalar",
+"i": 0}`` (a numpy scalar, sent as a 0-d array), ``{"t": "tuple", "v": [...]}``,
+``{"t": "list", "v": [...]}`` and ``{"t": "rng", "seed": 7}`` (a fresh
+``np.random.default_rng(7)`` on the receiving side).
+
+The worker imports this module too, so it depends on the standard library and numpy only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: First bytes of every frame; a mismatch means the stream is out of step.
+MAGIC = b"ATN1"
+#: Frame prefix after MAGIC: header length and array count, big-endian uint32 each.
+_PREFIX = struct.Struct("!II")
+#: Length prefix of each array, big-endian uint64.
+_ARRAY_LENGTH = struct.Struct("!Q")
+
+KIB = 1024
+MIB = KIB * KIB
+
+#: Largest JSON header accepted from the other side.
+MAX_HEADER_BYTES = 1 * MIB
+#: Largest single ``.npy`` payload accepted from the other side.
+MAX_ARRAY_BYTES = 256 * MIB
+#: Largest sum of all payloads of one message.
+MAX_MESSAGE_BYTES = 512 * MIB
+#: Most arrays one message may carry.
+MAX_ARRAYS = 256
+#: Deepest nesting of tuples and lists inside a value.
+MAX_NESTING = 32
+
+#: dtype kinds a result may have: bool, signed and unsigned integers, floats.
+RESULT_KINDS = "biuf"
+#: dtype kinds an argument may have (the grader's own inputs; complex allowed).
+ARGUMENT_KINDS = "biufc"
+
+#: Failure kinds the worker may report; each equals the ``kind`` of an
+#: :class:`autograder.errors.SubmissionError` subclass.
+KIND_NOT_IMPLEMENTED = "not_implemented"
+KIND_EXCEPTION = "exception"
+KIND_BAD_RETURN = "bad_return"
+KIND_LOAD_FAILED = "load_failed"
+KIND_MISSING_FUNCTION = "missing_function"
+WORKER_KINDS = (KIND_NOT_IMPLEMENTED, KIND_EXCEPTION, KIND_BAD_RETURN, KIND_LOAD_FAILED, KIND_MISSING_FUNCTION)
+
+#: Operations the grader asks of the worker, and the worker's greeting.
+OP_HELLO = "hello"
+OP_LOAD = "load"
+OP_CALL = "call"
+OP_PING = "ping"
+
+_TAG_ARRAY = "array"
+_TAG_SCALAR = "scalar"
+_TAG_TUPLE = "tuple"
+_TAG_LIST = "list"
+_TAG_RNG = "rng"
+
+
+class ProtocolError(Exception):
+    """A frame is malformed, out of step, or larger than the limits allow."""
+
+
+class RejectedArray(ProtocolError):
+    """A well-formed array that may not cross: wrong dtype or too large.
+
+    Attributes
+    ----------
+    reason : str
+        Plain description, safe to show a student, e.g. ``"complex128 values"``.
+    """
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds a reader enforces before allocating anything.
+
+    Attributes
+    ----------
+    max_header_bytes, max_array_bytes, max_message_bytes, max_arrays : int
+        See the module constants of the same names.
+    kinds : str
+        Accepted ``dtype.kind`` letters.
+    """
+
+    max_header_bytes: int = MAX_HEADER_BYTES
+    max_array_bytes: int = MAX_ARRAY_BYTES
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    max_arrays: int = MAX_ARRAYS
+    kinds: str = RESULT_KINDS
+
+
+@dataclass
+class Message:
+    """One decoded frame: a JSON header and the arrays it refers to by index."""
+
+    header: dict
+    arrays: list[np.ndarray] = field(default_factory=list)
+
+
+def describe_dtype(dtype: np.dtype) -> str:
+    """Name a dtype for a message, e.g. ``"complex128"`` or ``"object"``."""
+    if dtype.fields is not None:
+        return "structured (record)"
+    return str(dtype)
+
+
+def check_dtype(dtype: np.dtype, kinds: str) -> None:
+    """Accept only plain numeric dtypes of the given kinds.
+
+    Raises
+    ------
+    RejectedArray
+        For object, complex (unless allowed), string, structured or sub-array dtypes.
+    """
+    plain = dtype.fields is None and dtype.subdtype is None and not dtype.hasobject
+    if not plain or dtype.kind not in kinds:
+        raise RejectedArray(f"{describe_dtype(dtype)} values")
+
+
+def encode_array(array: np.ndarray) -> bytes:
+    """The ``.npy`` bytes of ``array`` (never pickled).
+
+    Raises
+    ------
+    ValueError
+        For object arrays, which cannot be saved without pickling.
+    """
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _read_npy_header(stream: io.BytesIO) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and dtype from a ``.npy`` header (parsed by numpy without eval)."""
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ProtocolError(f"unsupported .npy version {version}")
+    return shape, dtype
+
+
+def decode_array(data: bytes, kinds: str = RESULT_KINDS) -> np.ndarray:
+    """Read one ``.npy`` payload after checking its dtype and its exact size.
+
+    Raises
+    ------
+    RejectedArray
+        When the dtype is not one of ``kinds``.
+    ProtocolError
+        When the payload is not a well-formed ``.npy`` whose length matches its header.
+    """
+    stream = io.BytesIO(data)
+    try:
+        shape, dtype = _read_npy_header(stream)
+    except (ValueError, SyntaxError, TypeError) as error:
+        raise ProtocolError(f"malformed .npy header: {error}") from None
+    check_dtype(dtype, kinds)
+    expected = stream.tell() + math.prod(shape) * dtype.itemsize
+    if expected != len(data):
+        raise ProtocolError(f".npy payload has {len(data)} bytes, its header promises {expected}")
+    stream.seek(0)
+    try:
+        return np.load(stream, allow_pickle=False)
+    except (ValueError, OSError) as error:
+        raise ProtocolError(f"unreadable .npy payload: {error}") from None
+
+
+def encode_message(header: dict, arrays: list[np.ndarray] | tuple[np.ndarray, ...] = ()) -> bytes:
+    """One frame carrying ``header`` and ``arrays``.
+
+    Raises
+    ------
+    ValueError
+        When ``header`` contains something JSON cannot represent, or an array is an object array.
+    """
+    header_bytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    parts = [MAGIC, _PREFIX.pack(len(header_bytes), len(arrays)), header_bytes]
+    for array in arrays:
+        payload = encode_array(array)
+        parts += [_ARRAY_LENGTH.pack(len(payload)), payload]
+    return b"".join(parts)
+
+
+def _check_length(what: str, length: int, limit: int) -> None:
+    if length > limit:
+        raise RejectedArray(f"{what} of {length} bytes (the limit is {limit})")
+
+
+def _decode_header(data: bytes) -> dict:
+    try:
+        header = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ProtocolError(f"header is not JSON: {error}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not a JSON object")
+    return header
+
+
+def read_message(read_exact: Callable[[int], bytes], limits: Limits = Limits()) -> Message:
+    """Read one frame, bounding every length before reading what it announces.
+
+    Parameters
+    ----------
+    read_exact : callable
+        ``read_exact(n)`` returns exactly ``n`` bytes or raises.
+    limits : Limits
+        Bounds and accepted dtype kinds.
+
+    Raises
+    ------
+    RejectedArray
+        An array with a refused dtype, or a frame part over its limit.
+    ProtocolError
+        Anything else malformed.
+    """
+    if read_exact(len(MAGIC)) != MAGIC:
+        raise ProtocolError("frame does not start with the protocol magic")
+    header_length, count = _PREFIX.unpack(read_exact(_PREFIX.size))
+    if header_length > limits.max_header_bytes:
+        raise ProtocolError(f"header of {header_length} bytes (the limit is {limits.max_header_bytes})")
+    if count > limits.max_arrays:
+        raise RejectedArray(f"{count} arrays in one message (the limit is {limits.max_arrays})")
+    header = _decode_header(read_exact(header_length))
+    arrays, total = [], 0
+    for _ in range(count):
+        (length,) = _ARRAY_LENGTH.unpack(read_exact(_ARRAY_LENGTH.size))
+        _check_length("an array", length, limits.max_array_bytes)
+        total += length
+        _check_length("a message", total, limits.max_message_bytes)
+        arrays.append(decode_array(read_exact(length), limits.kinds))
+    return Message(header, arrays)
+
+
+def encode_value(value, arrays: list[np.ndarray], seed_of: Callable[[object], int | None] | None = None, depth: int = 0):
+    """The JSON form of an argument, appending its arrays to ``arrays``.
+
+    Parameters
+    ----------
+    value : object
+        An ndarray, numpy scalar, None, bool, int, float, str, or a tuple/list of these,
+        or whatever ``seed_of`` recognises as a random generator seed.
+    arrays : list
+        Receives the arrays the result refers to by index.
+    seed_of : callable, optional
+        Returns the seed of a value that stands for ``np.random.default_rng(seed)``, else None.
+
+    Raises
+    ------
+    TypeError
+        For any other value (a dict, an arbitrary object).
+    """
+    if depth > MAX_NESTING:
+        raise TypeError(f"arguments nest deeper than {MAX_NESTING} levels")
+    seed = seed_of(value) if seed_of is not None else None
+    if seed is not None:
+        return {"t": _TAG_RNG, "seed": int(seed)}
+    if isinstance(value, (np.ndarray, np.generic)):
+        arrays.append(np.asarray(value))
+        return {"t": _TAG_ARRAY if isinstance(value, np.ndarray) else _TAG_SCALAR, "i": len(arrays) - 1}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        tag = _TAG_TUPLE if isinstance(value, tuple) else _TAG_LIST
+        return {"t": tag, "v": [encode_value(v, arrays, seed_of, depth + 1) for v in value]}
+    raise TypeError(f"cannot send a {type(value).__name__} to the sandbox")
+
+
+def _array_at(node: dict, arrays: list[np.ndarray]) -> np.ndarray:
+    index = node.get("i")
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(arrays):
+        raise ProtocolError(f"array reference {index!r} out of range")
+    return arrays[index]
+
+
+def decode_value(node, arrays: list[np.ndarray], depth: int = 0):
+    """Inverse of :func:`encode_value`; seeds become fresh generators.
+
+    Raises
+    ------
+    ProtocolError
+        For an unknown tag, a bad array reference, or nesting beyond :data:`MAX_NESTING`.
+    """
+    if depth > MAX_NESTING:
+        raise ProtocolError(f"value nests deeper than {MAX_NESTING} levels")
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return node
+    if not isinstance(node, dict):
+        raise ProtocolError(f"unexpected {type(node).__name__} in a value")
+    tag = node.get("t")
+    if tag == _TAG_ARRAY:
+        return _array_at(node, arrays)
+    if tag == _TAG_SCALAR:
+        return _array_at(node, arrays)[()]
+    if tag in (_TAG_TUPLE, _TAG_LIST) and isinstance(node.get("v"), list):
+        items = [decode_value(v, arrays, depth + 1) for v in node["v"]]
+        return tuple(items) if tag == _TAG_TUPLE else items
+    if tag == _TAG_RNG and isinstance(node.get("seed"), int):
+        return np.random.default_rng(node["seed"])
+    raise ProtocolError(f"unknown value tag {tag!r}")
+
+
+def encode_result(result: np.ndarray | tuple[np.ndarray, ...], arrays: list[np.ndarray]) -> dict:
+    """The JSON form of a converted result: one array or a tuple of arrays."""
+    if isinstance(result, tuple):
+        return {"t": _TAG_TUPLE, "v": [encode_result(r, arrays) for r in result]}
+    arrays.append(result)
+    return {"t": _TAG_ARRAY, "i": len(arrays) - 1}
+
+
+def decode_result(node, arrays: list[np.ndarray]) -> np.ndarray | tuple[np.ndarray, ...]:
+    """A result as the grader accepts it: one array or a flat tuple of arrays.
+
+    Raises
+    ------
+    ProtocolError
+        For anything else (nested tuples, plain JSON values, unknown tags).
+    """
+    if isinstance(node, dict) and node.get("t") == _TAG_TUPLE and isinstance(node.get("v"), list):
+        return tuple(_decode_result_array(v, arrays) for v in node["v"])
+    return _decode_result_array(node, arrays)
+
+
+def _decode_result_array(node, arrays: list[np.ndarray]) -> np.ndarray:
+    if not isinstance(node, dict) or node.get("t") != _TAG_ARRAY:
+        raise ProtocolError("a result must be an array or a tuple of arrays")
+    return _array_at(node, arrays)

@@ -1,0 +1,366 @@
+"""The sandboxed worker: imports a submission and answers calls into it.
+
+This file runs *inside* the sandbox, never in the grader's process. The launcher starts
+it as ``python -I -S -B -u worker.py CONFIG`` with ``protocol.py`` beside it and numpy
+in ``../site``. ``CONFIG`` is JSON::
+
+    {"in": 3, "out": 4, "rlimits": {"RLIMIT_AS": [soft, hard], ...},
+     "uid": 65534, "gid": 65534, "parent_death_signal": false}
+
+Before anything of the student runs, the worker lowers its resource limits, drops to
+``uid``/``gid`` (when given) and imports numpy once. It then greets the grader and
+serves ``load``, ``call`` and ``ping`` requests on the inherited pipe fds ``in`` and
+``out``; the student's stdout and stderr (fds 1 and 2) are a separate pipe the grader
+only captures, so prints can never corrupt the protocol.
+
+Only the standard library and numpy are imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import os
+import signal
+import sys
+import traceback
+import types
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if not __package__:
+    sys.path.append(os.path.join(os.path.dirname(_HERE), "site"))
+    sys.path.insert(0, _HERE)
+
+import numpy as np  # noqa: E402
+
+if __package__:
+    from . import protocol
+else:
+    import protocol  # noqa: E402
+
+    sys.path.remove(_HERE)
+
+#: Longest traceback sent back, in characters (the end is kept).
+MAX_TRACEBACK_CHARS = 4000
+#: Longest excerpt of a returned string quoted in a message.
+MAX_QUOTE_CHARS = 60
+#: Largest read from the request pipe at once.
+READ_CHUNK_BYTES = 1024 * 1024
+#: Largest request header (it carries the submission's source text).
+MAX_REQUEST_HEADER_BYTES = 16 * protocol.MIB
+#: Bounds on requests from the grader (complex inputs allowed).
+REQUEST_LIMITS = protocol.Limits(max_header_bytes=MAX_REQUEST_HEADER_BYTES, kinds=protocol.ARGUMENT_KINDS)
+#: Exit status when the grader closes the request pipe.
+EXIT_OK = 0
+#: ``prctl`` option that asks for a signal when the parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+class Failure(Exception):
+    """A failure to report to the grader as ``{kind, type, message}``."""
+
+    def __init__(self, kind: str, message: str, type_name: str = ""):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.type_name = type_name
+
+
+def truncate(text: str, limit: int = MAX_TRACEBACK_CHARS) -> str:
+    """Keep the last ``limit`` characters of ``text`` (where tracebacks end)."""
+    if len(text) <= limit:
+        return text
+    return "[... truncated ...]\n" + text[-limit:]
+
+
+def student_traceback(error: BaseException, filename: str) -> str:
+    """The traceback of ``error`` restricted to frames in the student's file."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    lines = traceback.format_exception_only(type(error), error)
+    if frames:
+        lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames), *lines]
+    return truncate("".join(lines).rstrip("\n"))
+
+
+def _exit_code(error: SystemExit) -> str:
+    return repr(error.code) if error.code is not None else ""
+
+
+# --- bootstrap -------------------------------------------------------------------------
+
+
+def apply_rlimits(rlimits: dict[str, list[int]]) -> None:
+    """Lower each named resource limit to ``[soft, hard]``."""
+    import resource
+
+    for name, (soft, hard) in rlimits.items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+
+
+def drop_privileges(uid: int | None, gid: int | None) -> None:
+    """Become ``uid``/``gid`` with no supplementary groups, for good.
+
+    Raises
+    ------
+    RuntimeError
+        If the process could regain root afterwards.
+    """
+    if uid is None:
+        return
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    raise RuntimeError("the worker could regain root after dropping privileges")
+
+
+def die_with_parent() -> None:
+    """Ask the kernel for SIGKILL when the grader dies (where no sandbox does it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+# --- results -------------------------------------------------------------------------
+
+
+def _bad_return(message: str) -> Failure:
+    return Failure(protocol.KIND_BAD_RETURN, message)
+
+
+def _refuse_plain(value, what: str) -> None:
+    """Refuse values that np.asarray would happily turn into something useless."""
+    if value is None:
+        raise _bad_return(f"{what} is None: did the function forget to `return` its result?")
+    if isinstance(value, (str, bytes)):
+        raise _bad_return(f"{what} is a {type(value).__name__} ({value[:MAX_QUOTE_CHARS]!r}), not an array")
+    if isinstance(value, dict):
+        raise _bad_return(f"{what} is a dict, not an array")
+
+
+def as_numeric_array(value, what: str) -> np.ndarray:
+    """``value`` as a plain ndarray of bool, int or float values.
+
+    ``np.asarray`` returns the base class, so subclasses (matrix, masked arrays) arrive
+    as plain arrays.
+
+    Raises
+    ------
+    Failure
+        ``bad_return`` naming what was returned.
+    """
+    _refuse_plain(value, what)
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # noqa: BLE001 - student objects may raise anything
+        raise _bad_return(f"{what} ({type(value).__name__}) cannot be turned into an array: {type(error).__name__}: {error}") from None
+    if array.dtype.hasobject:
+        raise _bad_return(f"{what} ({type(value).__name__}) is not a numeric array")
+    try:
+        protocol.check_dtype(array.dtype, protocol.RESULT_KINDS)
+    except protocol.RejectedArray as error:
+        raise _bad_return(f"{what} has {error.reason}; return real numbers (float, int or bool)") from None
+    if array.nbytes > protocol.MAX_ARRAY_BYTES:
+        raise _bad_return(f"{what} has {array.nbytes} bytes, more than the {protocol.MAX_ARRAY_BYTES} allowed")
+    return array
+
+
+def _elementwise(items, what: str) -> tuple[np.ndarray, ...]:
+    return tuple(as_numeric_array(v, f"element {i} of {what}") for i, v in enumerate(items))
+
+
+def convert_result(value) -> np.ndarray | tuple[np.ndarray, ...]:
+    """A return value as one plain array or a tuple of plain arrays.
+
+    A tuple is converted element by element. A list becomes one array when numpy can
+    stack it, otherwise (e.g. arrays of different shapes) a tuple of its elements.
+
+    Raises
+    ------
+    Failure
+        ``bad_return`` for None, strings, dicts, objects, complex values, ...
+    """
+    if isinstance(value, tuple):
+        return _elementwise(value, "the returned tuple")
+    if isinstance(value, list):
+        try:
+            return as_numeric_array(value, "the returned list")
+        except Failure:
+            if value and all(isinstance(v, np.ndarray) for v in value):
+                return _elementwise(value, "the returned list")
+            raise
+    return as_numeric_array(value, "the return value")
+
+
+# --- the student's module ----------------------------------------------------------------
+
+
+class Submission:
+    """The student's module, executed from source into a fresh module object."""
+
+    def __init__(self) -> None:
+        self.module: types.ModuleType | None = None
+        self.filename = "<submission>"
+
+    def load(self, name: str, source: str, filename: str) -> None:
+        """Execute ``source`` as module ``name``, registered in ``sys.modules``.
+
+        Raises
+        ------
+        Failure
+            ``load_failed`` with the student's traceback, for any exception at import
+            (SyntaxError, ImportError, SystemExit, ...).
+        """
+        self.filename = filename
+        module = types.ModuleType(name)
+        module.__file__ = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        sys.modules[name] = module
+        try:
+            exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
+        except SystemExit as error:
+            sys.modules.pop(name, None)
+            raise Failure(protocol.KIND_LOAD_FAILED, f"the module called sys.exit({_exit_code(error)}) while being imported", "SystemExit") from None
+        except BaseException as error:  # noqa: BLE001 - anything at import is a load failure
+            sys.modules.pop(name, None)
+            raise Failure(protocol.KIND_LOAD_FAILED, student_traceback(error, filename), type(error).__name__) from None
+        self.module = module
+
+    def function(self, name: str):
+        """The callable ``name`` of the module.
+
+        Raises
+        ------
+        Failure
+            ``missing_function`` when it is absent or not callable.
+        """
+        if self.module is None:
+            raise Failure(protocol.KIND_LOAD_FAILED, "the module is not loaded")
+        try:
+            found = getattr(self.module, name)
+        except AttributeError:
+            raise Failure(protocol.KIND_MISSING_FUNCTION, f"the module does not define {name}()") from None
+        if not callable(found):
+            raise Failure(protocol.KIND_MISSING_FUNCTION, f"{name} is a {type(found).__name__}, not a function")
+        return found
+
+    def call(self, name: str, args: tuple, kwargs: dict):
+        """Call ``name(*args, **kwargs)`` and convert the result.
+
+        Raises
+        ------
+        Failure
+            ``not_implemented``, ``exception``, ``bad_return`` or ``missing_function``.
+        """
+        function = self.function(name)
+        try:
+            value = function(*args, **kwargs)
+        except NotImplementedError as error:
+            detail = f": {error}" if str(error) else ""
+            raise Failure(protocol.KIND_NOT_IMPLEMENTED, f"{name}() is not implemented yet (NotImplementedError{detail})", "NotImplementedError") from None
+        except SystemExit as error:
+            raise Failure(protocol.KIND_EXCEPTION, f"{name}() called sys.exit({_exit_code(error)})", "SystemExit") from None
+        except BaseException as error:  # noqa: BLE001 - the student's exception, reported
+            raise Failure(protocol.KIND_EXCEPTION, student_traceback(error, self.filename), type(error).__name__) from None
+        try:
+            return convert_result(value)
+        except Failure:
+            raise
+        except BaseException as error:  # noqa: BLE001 - the returned object's own methods raised
+            raise _bad_return(f"the return value could not be converted: {student_traceback(error, self.filename)}") from None
+
+
+# --- serving -------------------------------------------------------------------------
+
+
+class Channel:
+    """Blocking frame I/O on the two inherited pipe fds."""
+
+    def __init__(self, in_fd: int, out_fd: int):
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+
+    def read_exact(self, size: int) -> bytes:
+        """Exactly ``size`` bytes from the grader.
+
+        Raises
+        ------
+        EOFError
+            When the grader closed the pipe.
+        """
+        chunks, missing = [], size
+        while missing:
+            chunk = os.read(self.in_fd, min(missing, READ_CHUNK_BYTES))
+            if not chunk:
+                raise EOFError("the grader closed the request pipe")
+            chunks.append(chunk)
+            missing -= len(chunk)
+        return b"".join(chunks)
+
+    def send(self, header: dict, arrays=()) -> None:
+        """Write one frame to the grader."""
+        view = memoryview(protocol.encode_message(header, list(arrays)))
+        while view:
+            view = view[os.write(self.out_fd, view):]
+
+
+def _failure_header(failure: Failure) -> dict:
+    return {"ok": False, "kind": failure.kind, "type": failure.type_name, "message": failure.message}
+
+
+class Worker:
+    """Answers the grader's requests, one at a time."""
+
+    def __init__(self, channel: Channel):
+        self.channel = channel
+        self.submission = Submission()
+
+    def handle(self, message: protocol.Message) -> tuple[dict, list[np.ndarray]]:
+        """The response header and arrays for one request."""
+        header = message.header
+        op = header.get("op")
+        if op == protocol.OP_PING:
+            return {"ok": True}, []
+        if op == protocol.OP_LOAD:
+            self.submission.load(str(header["module"]), str(header["source"]), str(header["filename"]))
+            return {"ok": True}, []
+        if op == protocol.OP_CALL:
+            args = protocol.decode_value(header["args"], message.arrays)
+            kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
+            arrays: list[np.ndarray] = []
+            result = protocol.encode_result(self.submission.call(str(header["function"]), tuple(args), kwargs), arrays)
+            return {"ok": True, "result": result}, arrays
+        raise protocol.ProtocolError(f"unknown operation {op!r}")
+
+    def serve(self) -> int:
+        """Answer requests until the grader closes the pipe."""
+        self.channel.send({"op": protocol.OP_HELLO, "pid": os.getpid(), "uid": os.getuid(), "numpy": np.__version__})
+        while True:
+            try:
+                message = protocol.read_message(self.channel.read_exact, REQUEST_LIMITS)
+            except EOFError:
+                return EXIT_OK
+            try:
+                response, arrays = self.handle(message)
+            except Failure as failure:
+                response, arrays = _failure_header(failure), []
+            response["id"] = message.header.get("id")
+            self.channel.send(response, arrays)
+
+
+def main(argv: list[str]) -> int:
+    """Bootstrap from the JSON config in ``argv[1]``, then serve."""
+    config = json.loads(argv[1])
+    apply_rlimits(config.get("rlimits", {}))
+    drop_privileges(config.get("uid"), config.get("gid"))
+    if config.get("parent_death_signal"):
+        die_with_parent()
+    return Worker(Channel(config["in"], config["out"])).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

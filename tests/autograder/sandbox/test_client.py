@@ -1,0 +1,275 @@
+"""The grader side: timeouts, crashes, restarts, the time budget, and a hostile worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import time
+
+import numpy as np
+import pytest
+
+from autograder.errors import BadReturn, CallTimeout, LoadFailed, StudentException, WorkerCrashed
+from autograder.sandbox import launcher, protocol
+
+from .conftest import ISOLATION, TEST_LIMITS, make_submission
+
+#: Generous bound for "finished promptly" (the call timeout plus start-up slack, not a benchmark).
+PROMPT_S = TEST_LIMITS.call_timeout_s + 5.0
+
+TROUBLE = '''
+import ctypes, os, signal, sys, time
+import numpy as np
+
+def ok(x):
+    return np.asarray(x) + 1
+
+def spin():
+    print("before the loop")
+    while True:
+        pass
+
+def stubborn():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        time.sleep(0.01)
+
+def sleeps(seconds):
+    time.sleep(seconds)
+    return np.array(seconds)
+
+def exit_zero():
+    os._exit(0)
+
+def exit_three():
+    os._exit(3)
+
+def self_kill():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def segfault():
+    ctypes.string_at(0)
+
+def close_the_pipe():
+    os.close(json.loads(sys.argv[1])["out"])
+    time.sleep(30)
+
+import json
+'''
+
+
+def test_an_endless_loop_times_out_and_the_next_call_restarts_the_worker(sandbox):
+    sub = sandbox(TROUBLE)
+    first = sub.worker_pid
+    started = time.monotonic()
+    with pytest.raises(CallTimeout, match=r"spin\(\) did not finish within 1 s"):
+        sub.spin()
+    assert time.monotonic() - started < PROMPT_S
+    assert sub.worker_pid is None
+    np.testing.assert_array_equal(sub.ok(np.arange(3)), [1, 2, 3])
+    assert sub.worker_pid not in (None, first)
+    assert "before the loop" in sub.captured_output
+
+
+@pytest.mark.parametrize("level", [ISOLATION, launcher.NONE])
+def test_a_loop_that_ignores_sigterm_and_sigint_is_killed(sandbox, level):
+    sub = sandbox(TROUBLE, isolation=level)
+    started = time.monotonic()
+    with pytest.raises(CallTimeout):
+        sub.stubborn()
+    assert time.monotonic() - started < PROMPT_S
+    assert sub.ok(1) == 2
+
+
+def test_an_endless_loop_at_import_is_a_load_failure(sandbox):
+    with pytest.raises(LoadFailed, match="did not finish within 1 s"):
+        sandbox("while True:\n    pass\n")
+
+
+@pytest.mark.parametrize(
+    "function, words",
+    [
+        ("exit_zero", "exited with status 0"),
+        ("exit_three", "exited with status 3"),
+        ("self_kill", "SIGKILL"),
+        ("segfault", "SIGSEGV"),
+        ("close_the_pipe", "closed its pipe"),
+    ],
+)
+def test_a_dying_worker_is_worker_crashed_and_restarted(sandbox, function, words):
+    sub = sandbox(TROUBLE)
+    with pytest.raises(WorkerCrashed) as crashed:
+        sub.call(function)
+    assert words in crashed.value.student_message and f"during {function}()" in crashed.value.student_message
+    assert sub.ok(41) == 42
+
+
+def test_the_cpu_time_limit_kills_a_spinning_worker(sandbox):
+    limits = TEST_LIMITS.model_copy(update={"cpu_time_s": 1, "call_timeout_s": 20.0})
+    level = launcher.RLIMITS if ISOLATION == launcher.NONE else ISOLATION
+    sub = sandbox(TROUBLE, limits=limits, isolation=level)
+    with pytest.raises(WorkerCrashed, match="CPU time limit"):
+        sub.spin()
+
+
+def test_the_submission_budget_stops_everything_after_it_is_spent(sandbox):
+    limits = TEST_LIMITS.model_copy(update={"submission_timeout_s": 1.5})
+    sub = sandbox(TROUBLE, limits=limits)
+    assert sub.sleeps(0.8) == 0.8
+    with pytest.raises(CallTimeout, match="time budget of 1.5 s"):
+        sub.sleeps(0.9)
+    started = time.monotonic()
+    with pytest.raises(CallTimeout, match="time budget"):
+        sub.ok(1)
+    assert time.monotonic() - started < TEST_LIMITS.call_timeout_s
+
+
+def test_a_budget_spent_while_reloading_is_a_timeout_not_a_load_failure(sandbox):
+    limits = TEST_LIMITS.model_copy(update={"submission_timeout_s": 2.5})
+    sub = sandbox("import time\ntime.sleep(0.6)\ndef spin():\n    while True:\n        pass\n", limits=limits)
+    with pytest.raises(CallTimeout):
+        sub.spin()
+    with pytest.raises(CallTimeout, match="time budget"):
+        sub.spin()
+    with pytest.raises(CallTimeout, match="time budget"):
+        sub.spin()
+
+
+def test_a_budget_spent_before_the_import_finishes_is_a_load_failure():
+    limits = TEST_LIMITS.model_copy(update={"submission_timeout_s": 0.5, "call_timeout_s": 5.0})
+    with make_submission("import time\ntime.sleep(3)\n", limits) as sub:
+        with pytest.raises(LoadFailed, match="time budget of 0.5 s"):
+            sub.start()
+
+
+def test_a_thread_flooding_stdout_does_not_hold_the_grader(sandbox):
+    sub = sandbox(
+        """
+        import os, threading
+        def flood():
+            while True:
+                os.write(1, b"x" * 65536)
+        for _ in range(4):
+            threading.Thread(target=flood, daemon=True).start()
+        def ok():
+            return 1
+        """
+    )
+    started = time.monotonic()
+    for _ in range(5):
+        assert sub.ok() == 1
+        assert len(sub.captured_output) < 2 * TEST_LIMITS.output_limit_kb * protocol.KIB
+    assert time.monotonic() - started < PROMPT_S
+
+
+def test_close_kills_the_worker_and_a_closed_submission_refuses_calls():
+    with make_submission(TROUBLE) as sub:
+        sub.start()
+        pid = sub.worker_pid
+        assert os.path.exists(f"/proc/{pid}")
+    assert sub.worker_pid is None
+    assert not os.path.exists(f"/proc/{pid}")
+    with pytest.raises(RuntimeError, match="closed"):
+        sub.ok(1)
+
+
+def test_calls_start_the_worker_lazily_and_ping_round_trips():
+    with make_submission(TROUBLE) as sub:
+        assert sub.worker_pid is None
+        assert sub.ok(1) == 2
+        sub.ping()
+
+
+def test_unsendable_arguments_are_a_grader_type_error(sandbox):
+    sub = sandbox(TROUBLE)
+    with pytest.raises(TypeError, match="dict"):
+        sub.ok({"x": 1})
+
+
+# --- a hostile worker: student code writes forged frames straight to the response pipe ---
+
+
+def _frame(header: dict | bytes, payloads: list[bytes]) -> bytes:
+    raw = header if isinstance(header, bytes) else json.dumps(header).encode()
+    parts = [protocol.MAGIC, struct.pack("!II", len(raw), len(payloads)), raw]
+    for payload in payloads:
+        parts += [struct.pack("!Q", len(payload)), payload]
+    return b"".join(parts)
+
+
+def _npy_header(descr: str, shape: tuple[int, ...]) -> bytes:
+    text = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode()
+    text += b" " * (-(len(text) + 11) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text
+
+
+RESULT = {"ok": True, "result": {"t": "array", "i": 0}}
+
+FORGERIES = {
+    "huge-array": (protocol.MAGIC + struct.pack("!II", 2, 1) + b"{}" + struct.pack("!Q", 2**60), BadReturn, "bytes"),
+    "object-array": (_frame(RESULT, [_npy_header("|O", (1,)) + b"\0" * 8]), BadReturn, "object"),
+    "complex-array": (_frame(RESULT, [protocol.encode_array(np.ones(2) + 1j)]), BadReturn, "complex128"),
+    "huge-header": (protocol.MAGIC + struct.pack("!II", 2**31, 0), WorkerCrashed, "header"),
+    "garbage": (b"\x00" * 64, WorkerCrashed, "magic"),
+    "out-of-turn": (_frame({"id": 10**6, "ok": True, "result": {"t": "array", "i": 0}}, [protocol.encode_array(np.ones(1))]), WorkerCrashed, "out of turn"),
+}
+
+
+@pytest.mark.parametrize("name", FORGERIES)
+def test_forged_frames_are_refused_without_trusting_them(sandbox, name):
+    frame, error, words = FORGERIES[name]
+    sub = sandbox(
+        f"""
+        import json, os, sys, time
+        OUT = json.loads(sys.argv[1])["out"]
+        def forge():
+            os.write(OUT, {frame!r})
+            time.sleep(30)
+        def ok():
+            return 1
+        """
+    )
+    started = time.monotonic()
+    with pytest.raises(error) as refused:
+        sub.forge()
+    assert words in refused.value.student_message
+    assert time.monotonic() - started < PROMPT_S
+    assert sub.ok() == 1
+
+
+def test_a_forged_reply_in_turn_still_cannot_claim_a_grader_side_failure(sandbox):
+    sub = sandbox(
+        """
+        import json, os, struct, sys, time
+        OUT = json.loads(sys.argv[1])["out"]
+        def request_id():
+            frame = sys._getframe()
+            while "header" not in frame.f_locals:
+                frame = frame.f_back
+            return frame.f_locals["header"]["id"]
+        def forge():
+            header = json.dumps({"id": request_id(), "ok": False, "kind": "timeout", "message": "fake"}).encode()
+            os.write(OUT, b"ATN1" + struct.pack("!II", len(header), 0) + header)
+            time.sleep(30)
+        """
+    )
+    with pytest.raises(WorkerCrashed, match="unknown failure"):
+        sub.forge()
+
+
+def test_a_forged_frame_at_import_is_a_load_failure(sandbox):
+    with pytest.raises(LoadFailed):
+        sandbox(
+            f"""
+            import json, os, sys
+            os.write(json.loads(sys.argv[1])["out"], {b"x" * 32!r})
+            """
+        )
+
+
+def test_the_worker_cannot_claim_a_grader_side_failure(sandbox):
+    sub = sandbox("import numpy as np\ndef f():\n    raise TimeoutError('not a CallTimeout')\n")
+    with pytest.raises(StudentException, match="TimeoutError"):
+        sub.f()
