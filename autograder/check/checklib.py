@@ -24,7 +24,7 @@ def first_mismatch(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL,
     """Where ``actual`` first differs from ``expected``, e.g. ``at index (0, 2): expected 0.4519, got 0.3``."""
     bad = ~np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"at index {index}: expected {expected[index]:.6g}, got {actual[index]:.6g}"
+    return f"at index {index}: expected {expected[index]:.4g}, got {actual[index]:.4g}"
 
 
 def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = ATOL) -> None:

@@ -77,6 +77,9 @@ _TAG_SCALAR = "scalar"
 _TAG_TUPLE = "tuple"
 _TAG_LIST = "list"
 _TAG_RNG = "rng"
+_TAG_RNG_STATE = "rng_state"
+#: Bit generators whose state is plain JSON (integers), so it can travel to the worker.
+SENDABLE_BIT_GENERATORS = ("PCG64", "PCG64DXSM")
 
 
 class ProtocolError(Exception):
@@ -261,14 +264,48 @@ def read_message(read_exact: Callable[[int], bytes], limits: Limits = Limits()) 
     return Message(header, arrays)
 
 
+def generator_state(generator: np.random.Generator) -> dict:
+    """The JSON-safe state of a generator, so the worker can continue the same stream.
+
+    Raises
+    ------
+    TypeError
+        For bit generators whose state holds arrays (only PCG64-style ones are sent).
+    """
+    state = generator.bit_generator.state
+    if state.get("bit_generator") not in SENDABLE_BIT_GENERATORS:
+        raise TypeError(f"cannot send a {state.get('bit_generator')} generator to the sandbox")
+    return state
+
+
+def generator_from_state(state: dict) -> np.random.Generator:
+    """A generator continuing from ``state`` (see :func:`generator_state`).
+
+    Raises
+    ------
+    ProtocolError
+        For an unknown bit generator or a malformed state.
+    """
+    name = state.get("bit_generator")
+    if name not in SENDABLE_BIT_GENERATORS:
+        raise ProtocolError(f"unknown bit generator {name!r}")
+    bit_generator = getattr(np.random, name)()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as error:
+        raise ProtocolError(f"malformed generator state: {error}") from None
+    return np.random.Generator(bit_generator)
+
+
 def encode_value(value, arrays: list[np.ndarray], seed_of: Callable[[object], int | None] | None = None, depth: int = 0):
     """The JSON form of an argument, appending its arrays to ``arrays``.
 
     Parameters
     ----------
     value : object
-        An ndarray, numpy scalar, None, bool, int, float, str, or a tuple/list of these,
-        or whatever ``seed_of`` recognises as a random generator seed.
+        An ndarray, numpy scalar, None, bool, int, float, str, a ``np.random.Generator``
+        (sent as its state), a tuple/list of these, or whatever ``seed_of`` recognises
+        as a random generator seed.
     arrays : list
         Receives the arrays the result refers to by index.
     seed_of : callable, optional
@@ -284,6 +321,8 @@ def encode_value(value, arrays: list[np.ndarray], seed_of: Callable[[object], in
     seed = seed_of(value) if seed_of is not None else None
     if seed is not None:
         return {"t": _TAG_RNG, "seed": int(seed)}
+    if isinstance(value, np.random.Generator):
+        return {"t": _TAG_RNG_STATE, "state": generator_state(value)}
     if isinstance(value, (np.ndarray, np.generic)):
         arrays.append(np.asarray(value))
         return {"t": _TAG_ARRAY if isinstance(value, np.ndarray) else _TAG_SCALAR, "i": len(arrays) - 1}
@@ -326,6 +365,8 @@ def decode_value(node, arrays: list[np.ndarray], depth: int = 0):
         return tuple(items) if tag == _TAG_TUPLE else items
     if tag == _TAG_RNG and isinstance(node.get("seed"), int):
         return np.random.default_rng(node["seed"])
+    if tag == _TAG_RNG_STATE and isinstance(node.get("state"), dict):
+        return generator_from_state(node["state"])
     raise ProtocolError(f"unknown value tag {tag!r}")
 
 

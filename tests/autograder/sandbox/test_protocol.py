@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import struct
 
 import numpy as np
@@ -178,3 +179,21 @@ def test_complex_is_an_argument_kind_but_not_a_result_kind():
 def test_worker_kinds_name_submission_error_types():
     kinds = {cls.kind for cls in vars(errors).values() if isinstance(cls, type) and issubclass(cls, errors.SubmissionError)}
     assert set(protocol.WORKER_KINDS) <= kinds
+
+
+def test_a_generator_travels_as_its_state_and_continues_the_same_stream():
+    from autograder.sandbox.protocol import decode_value, encode_value
+
+    generator = np.random.default_rng(7)
+    generator.standard_normal(3)  # not at the start of the stream
+    arrays = []
+    node = encode_value(generator, arrays)
+    rebuilt = decode_value(json.loads(json.dumps(node)), arrays)
+    np.testing.assert_array_equal(rebuilt.standard_normal(5), generator.standard_normal(5))
+
+
+def test_generators_with_array_state_are_refused():
+    from autograder.sandbox.protocol import encode_value
+
+    with pytest.raises(TypeError, match="MT19937"):
+        encode_value(np.random.Generator(np.random.MT19937(1)), [])
