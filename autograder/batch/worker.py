@@ -18,6 +18,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grade.api import grade_submission
 from autograder.grade.report import to_dict, to_gradescope_dict, to_text
+from autograder.sandbox.spares import keep_spares
 
 
 def grade_line(course, assignment_id: str, line: str) -> dict:
@@ -37,6 +38,7 @@ def main(argv=None) -> int:
     parser.add_argument("assignment")
     args = parser.parse_args(argv)
     course = load_course(args.course)
+    keep_spares(True)  # the next submission's worker starts while this one is graded
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers
     for line in sys.stdin:

@@ -34,6 +34,7 @@ from autograder.errors import (
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
 from autograder.sandbox.launcher import WorkerProcess, describe_exit, detect_isolation
+from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
 WORKER_START_TIMEOUT_S = 20.0
@@ -41,6 +42,9 @@ WORKER_START_TIMEOUT_S = 20.0
 EXIT_STATUS_WAIT_S = 1.0
 #: Largest source text sent to the worker, in bytes.
 MAX_SOURCE_BYTES = 8 * protocol.MIB
+#: After this many timeouts of one function, further calls to it fail at once: a hang costs
+#: its tests, not the whole submission's time budget.
+MAX_TIMEOUTS_PER_FUNCTION = 2
 #: Longest message taken from the worker into a student-facing error.
 MAX_STUDENT_MESSAGE_CHARS = 8000
 #: Largest single read from a pipe.
@@ -212,6 +216,7 @@ class SandboxedSubmission:
         self._load_error: str | None = None
         self._closed = False
         self._next_id = 0
+        self._timeouts: dict[str, int] = {}
 
     # --- public API ---------------------------------------------------------------------
 
@@ -268,8 +273,14 @@ class SandboxedSubmission:
             "args": protocol.encode_value(tuple(args), arrays, _seed_of),
             "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
         }
+        if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
+            raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
         self._ensure_worker()
-        message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()")
+        try:
+            message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()")
+        except CallTimeout:
+            self._timeouts[function] = self._timeouts.get(function, 0) + 1
+            raise
         try:
             return protocol.decode_result(message.header.get("result"), message.arrays)
         except protocol.ProtocolError as error:
@@ -361,7 +372,7 @@ class SandboxedSubmission:
         if source_bytes > MAX_SOURCE_BYTES:
             self._load_error = f"the source has {source_bytes} bytes, more than the {MAX_SOURCE_BYTES} accepted"
             raise LoadFailed(self._load_error)
-        self._link = _Link(WorkerProcess.spawn(self.limits, self.isolation), self._output)
+        self._link = _Link(take_worker(self.limits, self.isolation), self._output)
         self._await_greeting()
         header = {"op": protocol.OP_LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:

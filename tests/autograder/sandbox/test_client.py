@@ -12,6 +12,7 @@ import pytest
 
 from autograder.errors import BadReturn, CallTimeout, LoadFailed, StudentException, WorkerCrashed
 from autograder.sandbox import launcher, protocol
+from autograder.sandbox.client import MAX_TIMEOUTS_PER_FUNCTION
 
 from .conftest import ISOLATION, TEST_LIMITS, make_submission
 
@@ -273,3 +274,15 @@ def test_the_worker_cannot_claim_a_grader_side_failure(sandbox):
     sub = sandbox("import numpy as np\ndef f():\n    raise TimeoutError('not a CallTimeout')\n")
     with pytest.raises(StudentException, match="TimeoutError"):
         sub.f()
+
+
+def test_a_function_that_keeps_hanging_is_not_run_again(sandbox):
+    sub = sandbox("def hang(x):\n    while True:\n        pass\n\ndef ok(x):\n    return x\n")
+    for _ in range(MAX_TIMEOUTS_PER_FUNCTION):
+        with pytest.raises(CallTimeout, match="did not finish"):
+            sub.call("hang", 1)
+    started = time.monotonic()
+    with pytest.raises(CallTimeout, match="not run again"):
+        sub.call("hang", 1)
+    assert time.monotonic() - started < TEST_LIMITS.call_timeout_s
+    assert sub.call("ok", np.arange(3)).tolist() == [0, 1, 2]

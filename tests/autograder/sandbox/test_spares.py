@@ -1,0 +1,68 @@
+"""Spare workers: taken once each, replaced when spares are on, never left running."""
+
+import pytest
+
+from autograder.config import Defaults
+from autograder.sandbox import spares
+from autograder.sandbox.launcher import detect_isolation
+
+LIMITS = Defaults(call_timeout_s=2.0)
+
+
+@pytest.fixture(autouse=True)
+def no_spares_after():
+    yield
+    spares.keep_spares(False)
+
+
+def test_without_spares_each_take_starts_a_new_worker_and_keeps_none():
+    worker = spares.take_worker(LIMITS, detect_isolation())
+    try:
+        assert worker.popen.poll() is None
+        assert spares._spares == {}
+    finally:
+        worker.kill()
+        worker.close_pipes()
+
+
+def test_with_spares_the_next_take_gets_the_started_spare():
+    isolation = detect_isolation()
+    spares.keep_spares(True)
+    first = spares.take_worker(LIMITS, isolation)
+    spare = spares._spares[(LIMITS, isolation)]
+    second = spares.take_worker(LIMITS, isolation)
+    try:
+        assert second is spare and second is not first
+        assert spares._spares[(LIMITS, isolation)] is not spare
+    finally:
+        for worker in (first, second):
+            worker.kill()
+            worker.close_pipes()
+
+
+def test_a_dead_spare_is_replaced():
+    isolation = detect_isolation()
+    spares.keep_spares(True)
+    first = spares.take_worker(LIMITS, isolation)
+    spare = spares._spares[(LIMITS, isolation)]
+    spare.kill()
+    second = spares.take_worker(LIMITS, isolation)
+    try:
+        assert second is not spare and second.popen.poll() is None
+    finally:
+        for worker in (first, second):
+            worker.kill()
+            worker.close_pipes()
+
+
+def test_turning_spares_off_kills_them():
+    isolation = detect_isolation()
+    spares.keep_spares(True)
+    worker = spares.take_worker(LIMITS, isolation)
+    spare = spares._spares[(LIMITS, isolation)]
+    spares.keep_spares(False)
+    try:
+        assert spare.popen.poll() is not None and spares._spares == {}
+    finally:
+        worker.kill()
+        worker.close_pipes()
