@@ -80,6 +80,13 @@ def config(ctx: click.Context) -> None:
         click.echo(f"{key}\n    default: {default}\n    {description}")
 
 
+def _prestart_worker(course) -> None:
+    """Start the sandboxed worker now, so it warms up while the grader imports the rest."""
+    from autograder.sandbox.spares import prestart
+
+    prestart(course.defaults)
+
+
 def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
     try:
         return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
@@ -122,10 +129,11 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
 @click.pass_context
 def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
     """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here)."""
+    course = _course(ctx)
+    _prestart_worker(course)
     from autograder.check.api import check_submission, format_check
     from autograder.errors import GraderError
 
-    course = _course(ctx)
     try:
         report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
     except GraderError as error:
@@ -168,6 +176,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     if batch or (batch is None and _is_class_folder(submission, assignment)):
         _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade)
         return
+    _prestart_worker(course)
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 

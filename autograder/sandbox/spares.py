@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 
 from autograder.config import Defaults
-from autograder.sandbox.launcher import WorkerProcess
+from autograder.sandbox.launcher import WorkerProcess, detect_isolation
 
 _spares: dict[tuple[Defaults, str], WorkerProcess] = {}
 _enabled = False
@@ -40,6 +40,17 @@ def take_worker(limits: Defaults, isolation: str) -> WorkerProcess:
     if _enabled:
         _spares[(limits, isolation)] = WorkerProcess.spawn(limits, isolation)
     return worker
+
+
+def prestart(limits: Defaults, isolation: str | None = None) -> None:
+    """Start one worker now for the next :func:`take_worker`.
+
+    A single grading run calls this first, so the worker's start-up overlaps the
+    grader's own imports instead of following them.
+    """
+    key = (limits, isolation or detect_isolation())
+    if key not in _spares:
+        _spares[key] = WorkerProcess.spawn(*key)
 
 
 def discard_spares() -> None:

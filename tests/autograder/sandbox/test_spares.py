@@ -66,3 +66,15 @@ def test_turning_spares_off_kills_them():
     finally:
         worker.kill()
         worker.close_pipes()
+
+
+def test_prestart_leaves_one_worker_for_the_next_take_even_with_spares_off():
+    isolation = detect_isolation()
+    spares.prestart(LIMITS, isolation)
+    started = spares._spares[(LIMITS, isolation)]
+    worker = spares.take_worker(LIMITS, isolation)
+    try:
+        assert worker is started and spares._spares == {}
+    finally:
+        worker.kill()
+        worker.close_pipes()
