@@ -1,0 +1,180 @@
+"""The entries of a class folder: student names, hidden files, odd names, content hashes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+from autograder.batch.entries import Entry, content_hash, list_entries, student_name
+
+MODULE = "scaled_attention.py"
+
+
+def _bytes_path(folder: Path, name: bytes) -> Path:
+    """A path whose last component is the raw bytes ``name`` (possibly not UTF-8)."""
+    return Path(os.fsdecode(os.path.join(os.fsencode(folder), name)))
+
+
+def test_students_are_named_after_files_folders_and_zips(tmp_path):
+    (tmp_path / "ada.py").write_text("x = 1\n")
+    (tmp_path / "ben").mkdir()
+    (tmp_path / "ben" / MODULE).write_text("x = 1\n")
+    (tmp_path / "gus.ipynb").write_text("{}")
+    with zipfile.ZipFile(tmp_path / "olga.zip", "w") as archive:
+        archive.writestr(f"olga/{MODULE}", "x = 1\n")
+    entries = list_entries(tmp_path)
+    assert [(e.student, e.path.name) for e in entries] == [
+        ("ada", "ada.py"), ("ben", "ben"), ("gus", "gus.ipynb"), ("olga", "olga.zip"),
+    ]
+    assert all(isinstance(e, Entry) for e in entries)
+
+
+def test_a_file_is_named_by_what_comes_before_its_first_dot():
+    assert student_name(Path("/nowhere/dana.v2.final.py")) == "dana"
+    assert student_name(Path("/nowhere/eli")) == "eli"
+
+
+def test_a_folder_keeps_its_whole_name_dots_included(tmp_path):
+    (tmp_path / "j.doe").mkdir()
+    assert [e.student for e in list_entries(tmp_path)] == ["j.doe"]
+
+
+def test_hidden_files_and_folders_are_skipped(tmp_path):
+    (tmp_path / ".DS_Store").write_bytes(b"\0\0")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".hidden.py").write_text("x = 1\n")
+    (tmp_path / "ada.py").write_text("x = 1\n")
+    assert [e.student for e in list_entries(tmp_path)] == ["ada"]
+
+
+def test_an_empty_class_folder_has_no_entries(tmp_path):
+    assert list_entries(tmp_path) == []
+
+
+def test_non_utf8_file_and_folder_names_become_ids_with_the_replacement_character(tmp_path):
+    cafe = _bytes_path(tmp_path, b"caf\xe9.py")
+    cafe.write_bytes(b"x = 1\n")
+    jorg = _bytes_path(tmp_path, b"j\xf6rg")
+    jorg.mkdir()
+    (jorg / MODULE).write_bytes(b"x = 2\n")
+    entries = {e.student: e for e in list_entries(tmp_path)}
+    assert set(entries) == {"caf\ufffd", "j\ufffdrg"}
+    assert entries["caf\ufffd"].path.read_bytes() == b"x = 1\n"
+    assert os.fsencode(entries["j\ufffdrg"].path.name) == b"j\xf6rg"
+
+
+def test_entries_are_sorted_by_the_bytes_of_their_names(tmp_path):
+    for name in (b"zed.py", b"\xff.py", b"Ada.py", b"ben.py"):
+        _bytes_path(tmp_path, name).write_bytes(b"")
+    assert [os.fsencode(e.path.name) for e in list_entries(tmp_path)] == [b"Ada.py", b"ben.py", b"zed.py", b"\xff.py"]
+
+
+def test_submitted_at_is_the_modification_time_in_utc(tmp_path):
+    path = tmp_path / "ada.py"
+    path.write_text("x = 1\n")
+    when = dt.datetime(2027, 3, 9, 1, 2, 3, tzinfo=dt.timezone.utc)
+    os.utime(path, (when.timestamp(), when.timestamp()))
+    (entry,) = list_entries(tmp_path)
+    assert entry.submitted_at == when
+
+
+def test_a_dangling_symlink_is_an_entry_without_a_time_and_with_an_unreadable_hash(tmp_path):
+    (tmp_path / "ghost.py").symlink_to(tmp_path / "missing.py")
+    (entry,) = list_entries(tmp_path)
+    assert entry.student == "ghost"
+    assert entry.submitted_at is None
+    digest = content_hash(entry.path)
+    assert digest.startswith("unreadable:")
+    assert "No such file" in digest
+
+
+def test_the_hash_of_a_file_is_the_sha256_of_its_bytes_and_is_stable(tmp_path):
+    path = tmp_path / "ada.py"
+    data = b"def softmax(x):\n    return x\n" * 1000
+    path.write_bytes(data)
+    assert content_hash(path) == hashlib.sha256(data).hexdigest()
+    assert content_hash(path) == content_hash(path)
+
+
+def test_the_hash_of_a_file_changes_with_one_byte(tmp_path):
+    path = tmp_path / "ada.py"
+    path.write_bytes(b"x = 1\n")
+    before = content_hash(path)
+    path.write_bytes(b"x = 2\n")
+    assert content_hash(path) != before
+
+
+def test_the_hash_of_a_file_larger_than_one_read_covers_every_byte(tmp_path):
+    path = tmp_path / "big.py"
+    size = 3 * 1024 * 1024 + 17
+    with path.open("wb") as handle:
+        handle.truncate(size)
+    before = content_hash(path)
+    with path.open("r+b") as handle:
+        handle.seek(size - 1)
+        handle.write(b"\1")
+    assert content_hash(path) != before
+
+
+def _folder(root: Path, files: dict[str, bytes]) -> Path:
+    root.mkdir()
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    return root
+
+
+def test_the_hash_of_a_folder_depends_on_its_content_not_its_location(tmp_path):
+    files = {MODULE: b"x = 1\n", "notes/readme.txt": b"hello"}
+    assert content_hash(_folder(tmp_path / "one", files)) == content_hash(_folder(tmp_path / "two", files))
+
+
+def test_the_hash_of_a_folder_changes_with_a_file_name(tmp_path):
+    first = _folder(tmp_path / "one", {MODULE: b"x = 1\n"})
+    renamed = _folder(tmp_path / "two", {"other.py": b"x = 1\n"})
+    assert content_hash(first) != content_hash(renamed)
+
+
+def test_the_hash_of_a_folder_changes_with_a_file_s_bytes(tmp_path):
+    folder = _folder(tmp_path / "ben", {MODULE: b"x = 1\n", "helper.py": b"y = 1\n"})
+    before = content_hash(folder)
+    (folder / "helper.py").write_bytes(b"y = 2\n")
+    assert content_hash(folder) != before
+
+
+def test_the_hash_of_a_folder_changes_when_bytes_move_between_files(tmp_path):
+    first = _folder(tmp_path / "one", {"a.py": b"12", "b.py": b"3"})
+    second = _folder(tmp_path / "two", {"a.py": b"1", "b.py": b"23"})
+    assert content_hash(first) != content_hash(second)
+
+
+def test_the_hash_of_a_folder_changes_when_a_file_is_added(tmp_path):
+    folder = _folder(tmp_path / "ben", {MODULE: b"x = 1\n"})
+    before = content_hash(folder)
+    (folder / "empty.txt").write_bytes(b"")
+    assert content_hash(folder) != before
+
+
+def test_the_hash_of_an_empty_folder_is_a_digest(tmp_path):
+    (tmp_path / "kim").mkdir()
+    assert content_hash(tmp_path / "kim") == hashlib.sha256().hexdigest()
+
+
+def test_a_fifo_inside_a_folder_is_left_out_of_the_hash_without_blocking(tmp_path):
+    folder = _folder(tmp_path / "ben", {MODULE: b"x = 1\n"})
+    before = content_hash(folder)
+    os.mkfifo(folder / "pipe")
+    assert content_hash(folder) == before
+
+
+def test_the_hash_of_a_folder_with_a_non_utf8_file_name(tmp_path):
+    folder = _folder(tmp_path / "ben", {MODULE: b"x = 1\n"})
+    before = content_hash(folder)
+    _bytes_path(folder, b"caf\xe9.txt").write_bytes(b"")
+    after = content_hash(folder)
+    assert after != before
+    assert not after.startswith("unreadable:")

@@ -1,0 +1,257 @@
+"""Batches end to end: bad entries, resuming, a killed batch, a grading process that dies."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.batch.entries import content_hash
+from autograder.batch.runner import grade_batch
+from autograder.build.markers import keep_solutions
+from autograder.config import DEFAULT_COURSE_FILE, load_course
+from autograder.demo.sample_class import write_sample_class
+from autograder.gradebook import Gradebook
+from autograder.paths import SOLUTIONS_DIR
+
+pytestmark = pytest.mark.slow
+
+COURSE = load_course(DEFAULT_COURSE_FILE)
+HW1 = COURSE.assignment("hw1_scaled_attention")
+FULL = HW1.max_points
+SOLUTION = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+ATTN_COURSE = Path(sys.executable).with_name("attn-course")
+MB = 1024 * 1024
+#: The longest a killed batch may take to commit its first row.
+FIRST_ROW_S = 90.0
+DIED = "the grading process died on this entry"
+
+
+def _bytes_path(folder: Path, name: bytes) -> Path:
+    return Path(os.fsdecode(os.path.join(os.fsencode(folder), name)))
+
+
+def sample_class(folder: Path, keep: set[str]) -> Path:
+    """The sample class of hw1 with only the entries whose student is in ``keep``."""
+    write_sample_class(COURSE, HW1.id, folder)
+    for path in folder.iterdir():
+        if path.name.split(".")[0] not in keep:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    assert sorted(p.name.split(".")[0] for p in folder.iterdir()) == sorted(keep)
+    return folder
+
+
+def zip_bomb(path: Path, unpacked_bytes: int = 200 * MB) -> None:
+    """A small zip whose one member unpacks to ``unpacked_bytes`` zeros."""
+    chunk = bytes(MB)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open(f"bomb/{HW1.module}", "w") as member:
+            for _ in range(unpacked_bytes // MB):
+                member.write(chunk)
+
+
+def table_size(path: Path) -> int:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+def latest_rows(path: Path) -> dict:
+    with Gradebook(path) as book:
+        assert book.integrity_ok()
+        return {row.student: row for row in book.rows(HW1.id)}
+
+
+def grade(folder: Path, gradebook: Path, **options):
+    return grade_batch(DEFAULT_COURSE_FILE, COURSE, HW1.id, folder, gradebook, **options)
+
+
+#: Entries that cannot be graded, each with words its error must hold.
+BAD_ENTRIES = {
+    "kim": ("kim", HW1.module),
+    "lee": ("lee.py", "binary"),
+    "zed": ("zed.py", "limited"),
+    "bomb": ("bomb.zip", "unpacks"),
+    "caf\ufffd": ("binary",),
+}
+
+
+def test_a_class_with_bad_entries_gets_one_row_per_entry(tmp_path):
+    folder = sample_class(tmp_path / "class", {"ada", "ben", "chen", "kim", "lee"})
+    with (folder / "zed.py").open("wb") as handle:
+        handle.truncate(50 * MB)
+    zip_bomb(folder / "bomb.zip")
+    _bytes_path(folder, b"caf\xe9.py").write_bytes(b"\x00\x01 not source")
+    _bytes_path(folder, b"j\xf6rg.py").write_text(SOLUTION, encoding="utf-8")
+    gradebook = tmp_path / "gradebook.sqlite3"
+    progress = []
+    summary = grade(folder, gradebook, jobs=2, on_progress=progress.append)
+
+    rows = latest_rows(gradebook)
+    students = {"ada", "ben", "chen", "j\ufffdrg", *BAD_ENTRIES}
+    assert set(rows) == students
+    assert table_size(gradebook) == len(students)
+    assert (summary.total, summary.skipped, summary.graded + summary.errors) == (len(students), 0, len(students))
+    assert len(progress) == len(students) and None not in progress
+    assert all(row.max_score == FULL for row in rows.values())
+    assert (rows["ada"].score, rows["ada"].error) == (FULL, None)
+    assert (rows["j\ufffdrg"].score, rows["j\ufffdrg"].error) == (FULL, None)
+    assert (rows["ben"].score, rows["ben"].error) == (0.0, None)
+    assert 0.0 < rows["chen"].score < FULL
+    for student, words in BAD_ENTRIES.items():
+        assert rows[student].score == 0.0, student
+        assert rows[student].error, student
+        for word in words:
+            assert word in rows[student].error, (student, rows[student].error)
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """A small class graded once: (folder, gradebook). Copy before changing."""
+    root = tmp_path_factory.mktemp("graded")
+    folder = sample_class(root / "class", {"ada", "kim", "lee", "nia"})
+    gradebook = root / "gradebook.sqlite3"
+    summary = grade(folder, gradebook, jobs=2)
+    assert (summary.skipped, len(summary.rows)) == (0, 4)
+    return folder, gradebook
+
+
+@pytest.fixture
+def copied_class(graded_class, tmp_path):
+    folder, gradebook = graded_class
+    shutil.copytree(folder, tmp_path / "class")
+    shutil.copy(gradebook, tmp_path / "gradebook.sqlite3")
+    return tmp_path / "class", tmp_path / "gradebook.sqlite3"
+
+
+def test_a_second_run_skips_every_entry_already_graded(copied_class):
+    folder, gradebook = copied_class
+    before = latest_rows(gradebook)
+    progress = []
+    summary = grade(folder, gradebook, jobs=2, on_progress=progress.append)
+    assert (summary.total, summary.skipped, summary.graded, summary.errors) == (4, 4, 0, 0)
+    assert summary.rows == []
+    assert progress == [None] * 4
+    assert latest_rows(gradebook) == before
+    assert table_size(gradebook) == 4
+
+
+def test_only_the_entry_whose_bytes_changed_is_graded_again(copied_class):
+    folder, gradebook = copied_class
+    before = latest_rows(gradebook)
+    changed = folder / "nia.py"
+    changed.write_text(changed.read_text(encoding="utf-8") + "\n# one more line\n", encoding="utf-8")
+    summary = grade(folder, gradebook, jobs=2)
+    assert [row.student for row in summary.rows] == ["nia"]
+    assert summary.skipped == 3
+    after = latest_rows(gradebook)
+    assert after["nia"].content_hash == content_hash(changed) != before["nia"].content_hash
+    assert {s: after[s] for s in ("ada", "kim", "lee")} == {s: before[s] for s in ("ada", "kim", "lee")}
+
+
+def test_regrade_grades_every_entry_again_keeping_one_row_per_key(copied_class):
+    folder, gradebook = copied_class
+    summary = grade(folder, gradebook, jobs=2, regrade=True)
+    assert summary.skipped == 0
+    assert sorted(row.student for row in summary.rows) == ["ada", "kim", "lee", "nia"]
+    assert table_size(gradebook) == 4
+    assert latest_rows(gradebook)["ada"].score == FULL
+
+
+def _committed_rows(path: Path) -> int:
+    """Rows committed so far by another process; 0 while the file or its table does not exist yet."""
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1.0) as connection:
+            return connection.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_a_killed_batch_keeps_its_committed_rows_and_the_next_run_grades_only_the_rest(tmp_path):
+    folder = sample_class(tmp_path / "class", {"ada", "ben", "chen", "kim"})
+    gradebook = tmp_path / "gradebook.sqlite3"
+    batch = subprocess.Popen(
+        [str(ATTN_COURSE), "grade", HW1.id, str(folder), "--batch", "-j", "1", "--gradebook", str(gradebook)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    deadline = time.monotonic() + FIRST_ROW_S
+    try:
+        while _committed_rows(gradebook) == 0 and batch.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        os.killpg(batch.pid, signal.SIGKILL)
+        batch.wait()
+    assert batch.returncode == -signal.SIGKILL, "the batch ended before it was killed"
+
+    committed = latest_rows(gradebook)
+    assert 1 <= len(committed) < 4
+    assert table_size(gradebook) == len(committed)
+    assert "ada" in committed
+
+    summary = grade(folder, gradebook, jobs=1)
+    assert summary.skipped == len(committed)
+    assert sorted(row.student for row in summary.rows) == sorted({"ada", "ben", "chen", "kim"} - set(committed))
+    final = latest_rows(gradebook)
+    assert set(final) == {"ada", "ben", "chen", "kim"}
+    assert table_size(gradebook) == 4
+    assert {s: final[s] for s in committed} == committed
+
+
+FAKE_WORKER = textwrap.dedent(
+    """\
+    #!{python}
+    # Stands in for `python -m autograder.batch.worker --course FILE ASSIGNMENT`: grades like the
+    # real worker, except that it dies on an entry whose name holds "poison" and fails on "boom".
+    import json, os, signal, sys
+    from autograder.batch.worker import grade_line
+    from autograder.config import load_course
+
+    course, assignment = load_course(sys.argv[-2]), sys.argv[-1]
+    for line in sys.stdin:
+        name = os.path.basename(json.loads(line)["path"])
+        if "poison" in name:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if name.startswith("boom"):
+            answer = {{"key": json.loads(line)["key"], "error": "grader error: RuntimeError('boom')"}}
+        else:
+            answer = grade_line(course, assignment, line)
+        print(json.dumps(answer), flush=True)
+    """
+)
+
+
+@pytest.fixture
+def fake_worker(tmp_path, monkeypatch):
+    """Make the batch start FAKE_WORKER instead of the real grading process."""
+    script = tmp_path / "fake-python"
+    script.write_text(FAKE_WORKER.format(python=sys.executable), encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(script))
+    return script
+
+
+def test_a_grading_process_that_dies_costs_only_its_entry(tmp_path, fake_worker):
+    folder = sample_class(tmp_path / "class", {"ada", "kim", "nia"})
+    (folder / "dan_poison.py").write_text(SOLUTION, encoding="utf-8")
+    (folder / "boom.py").write_text(SOLUTION, encoding="utf-8")
+    gradebook = tmp_path / "gradebook.sqlite3"
+    summary = grade(folder, gradebook, jobs=1)
+    rows = latest_rows(gradebook)
+    assert set(rows) == {"ada", "boom", "dan_poison", "kim", "nia"}
+    assert (rows["dan_poison"].status, rows["dan_poison"].score, rows["dan_poison"].error) == ("error", 0.0, DIED)
+    assert (rows["boom"].status, rows["boom"].score) == ("error", 0.0)
+    assert "boom" in rows["boom"].error
+    assert (rows["nia"].status, rows["nia"].score) == ("graded", 0.0)
+    assert "does not parse" in rows["nia"].error
+    assert rows["ada"].score == FULL
+    assert (summary.graded, summary.errors) == (3, 2)

@@ -1,0 +1,129 @@
+"""Gradebook exports: the score table, the CSV, safe folder names and per-student feedback files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+
+import pytest
+
+from autograder.gradebook.export import safe_name, score_table, write_csv, write_feedback
+
+from .test_store import make_row
+
+ASSIGNMENTS = ["hw1_scaled_attention", "hw2_rnn_attention", "hw3_multi_head"]
+GRADESCOPE_KEYS = {"score", "output", "tests"}
+
+
+def _graded(student: str, assignment: str, score: float):
+    gradescope = {
+        "score": score,
+        "output": f"Score: {score} / 9",
+        "visibility": "visible",
+        "tests": [{"name": "Q1 softmax", "score": score, "max_score": 9.0, "output": "All tests passed."}],
+    }
+    report = {"result": {"score": score}, "gradescope": gradescope, "text": f"{assignment}: report of {student}\n"}
+    return make_row(student=student, assignment=assignment, score=score, error=None, report=json.dumps(report))
+
+
+def _error(student: str, assignment: str, message: str):
+    return make_row(student=student, assignment=assignment, status="error", score=0.0, error=message,
+                    report=json.dumps({"error": message}))
+
+
+ROWS = [
+    _graded("ben", "hw1_scaled_attention", 0.0),
+    _graded("ada", "hw1_scaled_attention", 9.0),
+    _graded("ada", "hw2_rnn_attention", 7.5),
+    _graded("ada", "hw3_multi_head", 6.25),
+    _graded("cy", "hw3_multi_head", 3.5),
+]
+
+
+def test_score_table_has_a_row_per_student_sorted_with_totals():
+    table = score_table(ROWS, ASSIGNMENTS)
+    assert [record["student"] for record in table] == ["ada", "ben", "cy"]
+    assert table[0] == {"student": "ada", "hw1_scaled_attention": 9.0, "hw2_rnn_attention": 7.5,
+                        "hw3_multi_head": 6.25, "total": 22.75}
+
+
+def test_score_table_leaves_missing_assignments_empty_and_counts_them_as_zero():
+    table = {record["student"]: record for record in score_table(ROWS, ASSIGNMENTS)}
+    assert table["ben"] == {"student": "ben", "hw1_scaled_attention": 0.0, "hw2_rnn_attention": None,
+                            "hw3_multi_head": None, "total": 0.0}
+    assert table["cy"]["hw1_scaled_attention"] is None
+    assert table["cy"]["total"] == 3.5
+
+
+def test_score_table_of_no_rows_is_empty():
+    assert score_table([], ASSIGNMENTS) == []
+
+
+def test_csv_has_the_header_and_one_row_per_student(tmp_path):
+    path = write_csv(ROWS, ASSIGNMENTS, tmp_path / "out" / "gradebook.csv")
+    with path.open(newline="", encoding="utf-8") as handle:
+        lines = list(csv.reader(handle))
+    assert lines[0] == ["student", *ASSIGNMENTS, "total"]
+    assert lines[1:] == [
+        ["ada", "9.0", "7.5", "6.25", "22.75"],
+        ["ben", "0.0", "", "", "0.0"],
+        ["cy", "", "", "3.5", "3.5"],
+    ]
+
+
+def test_csv_quotes_student_ids_with_commas_and_quotes(tmp_path):
+    student = 'Doe, "JJ"'
+    path = write_csv([_graded(student, "hw1_scaled_attention", 4.0)], ASSIGNMENTS, tmp_path / "gradebook.csv")
+    with path.open(newline="", encoding="utf-8") as handle:
+        records = list(csv.DictReader(handle))
+    assert [(r["student"], r["hw1_scaled_attention"], r["total"]) for r in records] == [(student, "4.0", "4.0")]
+
+
+SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+@pytest.mark.parametrize("student", ["../../etc", "..", ".", "a b/c", "/abs/path", "zoë", "王小明", "", "\x00\n", "caf\ufffd"])
+def test_safe_name_stays_inside_the_folder(tmp_path, student):
+    name = safe_name(student)
+    assert SAFE.match(name)
+    assert name not in (".", "..")
+    assert not name.startswith(".")
+    assert (tmp_path / name).resolve().parent == tmp_path.resolve()
+
+
+def test_safe_name_keeps_ordinary_ids_and_replaces_runs_of_other_characters():
+    assert safe_name("ada") == "ada"
+    assert safe_name("ada.lovelace-1_x") == "ada.lovelace-1_x"
+    assert safe_name("a b/c") == "a_b_c"
+    assert safe_name("../../etc") == "etc"
+    assert safe_name("") == "student"
+
+
+def test_write_feedback_writes_gradescope_json_and_text_per_student_and_assignment(tmp_path):
+    folders = write_feedback(ROWS, tmp_path / "feedback")
+    assert sorted(folders) == sorted(tmp_path / "feedback" / r.student / r.assignment for r in ROWS)
+    results = json.loads((tmp_path / "feedback" / "ada" / "hw2_rnn_attention" / "results.json").read_text(encoding="utf-8"))
+    assert GRADESCOPE_KEYS <= results.keys()
+    assert results["score"] == 7.5
+    text = (tmp_path / "feedback" / "ada" / "hw2_rnn_attention" / "feedback.txt").read_text(encoding="utf-8")
+    assert text == "hw2_rnn_attention: report of ada\n"
+
+
+def test_write_feedback_for_an_error_row_explains_why_it_was_not_graded(tmp_path):
+    message = "the grading process died on this entry"
+    (folder,) = write_feedback([_error("kim", "hw1_scaled_attention", message)], tmp_path)
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert GRADESCOPE_KEYS <= results.keys()
+    assert results["score"] == 0.0
+    assert results["tests"] == []
+    assert message in results["output"]
+    assert message in (folder / "feedback.txt").read_text(encoding="utf-8")
+
+
+def test_write_feedback_puts_a_hostile_id_inside_the_output_folder(tmp_path):
+    out = tmp_path / "feedback"
+    (folder,) = write_feedback([_graded("../../escape", "hw1_scaled_attention", 1.0)], out)
+    assert out.resolve() in folder.resolve().parents
+    assert (folder / "results.json").is_file()
+    assert not (tmp_path.parent / "escape").exists()

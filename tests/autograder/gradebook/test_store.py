@@ -1,0 +1,221 @@
+"""The SQLite gradebook: schema, round trips, the resume key, latest rows, integrity, concurrent writers."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.gradebook.store import Gradebook, GradebookRow
+
+WRITERS = 3
+ROWS_PER_WRITER = 300
+WRITERS_FINISH_S = 120
+
+
+def make_row(**changes) -> GradebookRow:
+    """A row with a value in every field, none of them a default."""
+    row = GradebookRow(
+        student="zoë",
+        assignment="hw1_scaled_attention",
+        content_hash="ab" * 32,
+        grader_version="9.9.9",
+        status="graded",
+        score=6.3,
+        max_score=9.0,
+        raw_score=7.0,
+        error="a load error\nsecond line",
+        diagnoses=("no_scaling", "mask_inverted"),
+        tests=json.dumps([{"function": "softmax", "score": 2.0}]),
+        isolation="bwrap",
+        days_late=1,
+        submitted_at="2027-03-09T10:00:00+00:00",
+        graded_at="2027-03-10T12:00:00+00:00",
+        execution_time=1.25,
+        report=json.dumps({"text": "Score: 6.3 / 9", "gradescope": {"score": 6.3}}),
+    )
+    return dataclasses.replace(row, **changes)
+
+
+def _count(path: Path) -> int:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+
+
+def test_opening_creates_the_folder_table_index_and_wal_journal(tmp_path):
+    path = tmp_path / "new" / "folder" / "gradebook.sqlite3"
+    with Gradebook(path):
+        pass
+    with sqlite3.connect(path) as connection:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        journal = connection.execute("PRAGMA journal_mode").fetchone()[0]
+    assert {"submissions", "by_student"} <= names
+    assert journal == "wal"
+
+
+def test_a_row_round_trips_with_every_field(tmp_path):
+    row = make_row()
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        book.record(row)
+        (stored,) = book.rows()
+    assert stored == row
+    assert stored.diagnoses == ("no_scaling", "mask_inverted")
+    assert stored.report_dict["gradescope"] == {"score": 6.3}
+
+
+def test_a_row_without_optional_fields_round_trips(tmp_path):
+    row = make_row(error=None, submitted_at=None, diagnoses=(), status="error", score=0.0)
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        book.record(row)
+        assert book.rows() == [row]
+
+
+def test_rows_survive_closing_and_reopening(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        book.record(make_row())
+    with Gradebook(path) as book:
+        assert book.rows() == [make_row()]
+
+
+def test_already_graded_matches_only_the_exact_key(tmp_path):
+    row = make_row()
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        assert not book.already_graded(row.student, row.assignment, row.content_hash, row.grader_version)
+        book.record(row)
+        assert book.already_graded(row.student, row.assignment, row.content_hash, row.grader_version)
+        assert not book.already_graded("someone else", row.assignment, row.content_hash, row.grader_version)
+        assert not book.already_graded(row.student, "hw2_rnn_attention", row.content_hash, row.grader_version)
+        assert not book.already_graded(row.student, row.assignment, "cd" * 32, row.grader_version)
+        assert not book.already_graded(row.student, row.assignment, row.content_hash, "10.0.0")
+
+
+def test_recording_the_same_key_again_replaces_the_row(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        book.record(make_row(score=1.0))
+        book.record(make_row(score=8.0, graded_at="2027-03-11T00:00:00+00:00"))
+        rows = book.rows()
+    assert _count(path) == 1
+    assert [(r.score, r.graded_at) for r in rows] == [(8.0, "2027-03-11T00:00:00+00:00")]
+
+
+def test_rows_gives_the_latest_recorded_row_per_student_and_assignment(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        book.record(make_row(student="ada", content_hash="old", score=3.0))
+        book.record(make_row(student="ada", content_hash="new", score=9.0))
+        book.record(make_row(student="ben", content_hash="only", score=0.0))
+        book.record(make_row(student="ada", assignment="hw2_rnn_attention", content_hash="x", score=5.0))
+        rows = book.rows()
+    assert _count(path) == 4
+    assert [(r.assignment, r.student, r.content_hash) for r in rows] == [
+        ("hw1_scaled_attention", "ada", "new"),
+        ("hw1_scaled_attention", "ben", "only"),
+        ("hw2_rnn_attention", "ada", "x"),
+    ]
+
+
+def test_regrading_older_bytes_makes_them_the_latest_again(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        book.record(make_row(content_hash="first", score=3.0))
+        book.record(make_row(content_hash="second", score=9.0))
+        book.record(make_row(content_hash="first", score=4.0))
+        (latest,) = book.rows()
+    assert (latest.content_hash, latest.score) == ("first", 4.0)
+
+
+def test_rows_of_one_assignment(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        book.record(make_row(student="ada"))
+        book.record(make_row(student="ada", assignment="hw2_rnn_attention"))
+        book.record(make_row(student="ben", assignment="hw2_rnn_attention"))
+        rows = book.rows("hw2_rnn_attention")
+    assert [(r.assignment, r.student) for r in rows] == [("hw2_rnn_attention", "ada"), ("hw2_rnn_attention", "ben")]
+
+
+def test_a_status_outside_graded_and_error_is_refused(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        with pytest.raises(sqlite3.IntegrityError):
+            book.record(make_row(status="pending"))
+        assert book.rows() == []
+        book.record(make_row())
+        assert len(book.rows()) == 1
+
+
+def test_integrity_ok_on_a_healthy_gradebook(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        for index in range(50):
+            book.record(make_row(student=f"s{index}"))
+        assert book.integrity_ok()
+
+
+def test_integrity_ok_is_false_when_an_index_disagrees_with_its_table(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        for index in range(30):
+            book.record(make_row(student=f"s{index}"))
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA writable_schema = ON")
+    connection.execute(
+        "UPDATE sqlite_master SET sql = 'CREATE INDEX by_student ON submissions (student, assignment)' "
+        "WHERE name = 'by_student'"
+    )
+    connection.commit()
+    connection.close()
+    with Gradebook(path) as book:
+        assert not book.integrity_ok()
+
+
+WRITER_CODE = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from autograder.gradebook.store import Gradebook
+    from tests.autograder.gradebook.test_store import make_row
+
+    path, go, writer, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    go.with_name(f"ready-{writer}").touch()
+    while not go.exists():
+        time.sleep(0.005)
+    with Gradebook(path) as book:
+        for index in range(count):
+            book.record(make_row(student=f"{writer}-{index:04d}", graded_at=f"{time.time():.6f}"))
+    print("done", writer)
+    """
+)
+
+
+def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path):
+    path = tmp_path / "shared.sqlite3"
+    go = tmp_path / "go"
+    project = Path(__file__).resolve().parents[3]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER_CODE, str(path), str(go), f"w{k}", str(ROWS_PER_WRITER)],
+            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for k in range(WRITERS)
+    ]
+    deadline = time.monotonic() + WRITERS_FINISH_S
+    while len(list(tmp_path.glob("ready-*"))) < WRITERS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    go.touch()  # every writer starts now; none has opened the file yet
+    outputs = [writer.communicate(timeout=WRITERS_FINISH_S) for writer in writers]
+    for writer, (out, err) in zip(writers, outputs):
+        assert writer.returncode == 0, err
+        assert "locked" not in err
+        assert out.startswith("done")
+    with Gradebook(path) as book:
+        students = {row.student for row in book.rows()}
+        assert book.integrity_ok()
+    expected = {f"w{k}-{index:04d}" for k in range(WRITERS) for index in range(ROWS_PER_WRITER)}
+    assert students == expected
+    assert _count(path) == WRITERS * ROWS_PER_WRITER

@@ -1,0 +1,213 @@
+"""``attn-course``: config, build, grade (one submission and a class), gradebook, check."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import autograder.paths
+from autograder.build.markers import keep_solutions
+from autograder.cli import main
+from autograder.config import DEFAULT_COURSE_FILE, load_course
+from autograder.demo.sample_class import BUGGY_STUDENTS, buggy_source
+from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
+
+COURSE = load_course()
+HW1 = COURSE.assignment("hw1_scaled_attention")
+IDS = [a.id for a in COURSE.assignments]
+SOLUTION = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+STUB = (ASSIGNMENTS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8")
+ATTN_COURSE = Path(sys.executable).with_name("attn-course")
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+@pytest.fixture
+def solution_file(tmp_path) -> Path:
+    path = tmp_path / "solution" / HW1.module
+    path.parent.mkdir()
+    path.write_text(SOLUTION, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def stub_file(tmp_path) -> Path:
+    path = tmp_path / "stub" / HW1.module
+    path.parent.mkdir()
+    path.write_text(STUB, encoding="utf-8")
+    return path
+
+
+def _course_yml_keys() -> list[str]:
+    """Dotted keys of the sections course.yml writes as mappings, read from the file itself."""
+    data = yaml.safe_load(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"))
+    return [f"{section}.{key}" for section, value in data.items() if isinstance(value, dict) for key in value]
+
+
+def test_config_validates_the_course_and_lists_every_key():
+    result = run("config")
+    assert result.exit_code == 0
+    assert f"valid ({len(IDS)} assignments)" in result.output
+    listed = {line for line in result.output.splitlines() if line and not line.startswith(" ")}
+    keys = _course_yml_keys()
+    assert len(keys) > 10
+    assert set(keys) <= listed
+
+
+def test_config_of_an_invalid_course_file_fails_naming_the_key(tmp_path):
+    bad = tmp_path / "course.yml"
+    bad.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8").replace("call_timeout_s: 5 ", "call_timeout_s: -5 "), encoding="utf-8")
+    result = run("--course", bad, "config")
+    assert result.exit_code == 1
+    assert "call_timeout_s" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_the_installed_command_runs():
+    completed = subprocess.run([ATTN_COURSE, "config"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    assert "defaults.call_timeout_s" in completed.stdout
+
+
+def test_build_check_only_passes_on_the_committed_releases():
+    result = run("build", "--check-only")
+    assert result.exit_code == 0, result.output
+    for assignment_id in IDS:
+        assert f"{assignment_id}: up to date" in result.output
+
+
+def test_build_check_only_fails_on_a_stale_release(tmp_path, monkeypatch):
+    releases = tmp_path / "assignments"
+    shutil.copytree(ASSIGNMENTS_DIR / HW1.id, releases / HW1.id, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    stale = releases / HW1.id / HW1.module
+    stale.write_text(stale.read_text(encoding="utf-8") + "\n# edited by hand\n", encoding="utf-8")
+    monkeypatch.setattr(autograder.paths, "ASSIGNMENTS_DIR", releases)
+    result = run("build", "--check-only", HW1.id)
+    assert result.exit_code == 1
+    assert f"changed: {HW1.module}" in result.output
+    assert stale.read_text(encoding="utf-8").endswith("# edited by hand\n")
+
+
+def test_build_of_an_unknown_assignment_fails_clearly():
+    result = run("build", "--check-only", "hw9_nothing")
+    assert result.exit_code != 0
+    assert "hw9_nothing" in result.output
+
+
+@pytest.mark.slow
+def test_grade_the_solution_as_gradescope_json(tmp_path, solution_file):
+    out = tmp_path / "out" / "results.json"
+    result = run("grade", HW1.id, solution_file, "--format", "gradescope", "--out", out)
+    assert result.exit_code == 0, result.output
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["score"] == HW1.max_points
+    assert [t["name"] for t in results["tests"]] == [f"Q{n} {q.function}" for n, q in enumerate(HW1.questions, 1)]
+    assert {t["status"] for t in results["tests"]} == {"passed"}
+    assert f"{HW1.max_points:g}/{HW1.max_points:g}" in result.output
+
+
+@pytest.mark.slow
+def test_grade_the_stub_scores_zero_and_exits_zero(stub_file):
+    result = run("grade", HW1.id, stub_file, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["score"], report["max_score"], report["load_error"]) == (0.0, HW1.max_points, None)
+    assert all(q["score"] == 0 for q in report["questions"])
+
+
+def test_grade_a_missing_submission_reports_the_load_error_and_exits_zero(tmp_path):
+    result = run("grade", HW1.id, tmp_path / "nothing_here.py", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["score"] == 0.0
+    assert "does not exist" in report["load_error"]
+
+
+def test_grade_an_unknown_assignment_fails_naming_the_known_ones(solution_file):
+    result = run("grade", "hw9_nothing", solution_file)
+    assert result.exit_code != 0
+    assert "hw9_nothing" in result.output
+    assert HW1.id in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_grade_as_junit_is_xml_with_a_suite_per_question(tmp_path):
+    buggy = tmp_path / HW1.module
+    buggy.write_text(buggy_source(SOLUTION, BUGGY_STUDENTS[HW1.id][0]), encoding="utf-8")
+    result = run("grade", HW1.id, buggy, "--format", "junit")
+    assert result.exit_code == 0, result.output
+    root = ElementTree.fromstring(result.output)
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [f"Q{n} {q.function}" for n, q in enumerate(HW1.questions, 1)]
+    cases = root.findall("./testsuite/testcase")
+    failures = root.findall("./testsuite/testcase/failure")
+    assert 0 < len(failures) < len(cases)
+    assert sum(int(s.get("failures")) for s in suites) == len(failures)
+
+
+@pytest.mark.slow
+def test_grade_a_class_then_export_the_gradebook(tmp_path):
+    folder = tmp_path / "class"
+    (folder / "ada").mkdir(parents=True)
+    (folder / "ada" / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    (folder / "lee.py").write_bytes(b"\x7fELF\x00\x01binary")
+    db = tmp_path / "gradebook.sqlite3"
+    graded = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
+    assert graded.exit_code == 0, graded.output
+    assert "2 graded, 0 already graded (skipped), 0 errors" in graded.output
+
+    exported = run("gradebook", "--db", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
+    assert exported.exit_code == 0, exported.output
+    with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
+        records = list(csv.reader(handle))
+    assert records[0] == ["student", *IDS, "total"]
+    assert {r[0]: r[-1] for r in records[1:]} == {"ada": f"{HW1.max_points:.1f}", "lee": "0.0"}
+    for student in ("ada", "lee"):
+        results = json.loads((tmp_path / "feedback" / student / HW1.id / "results.json").read_text(encoding="utf-8"))
+        assert {"score", "tests", "output"} <= results.keys()
+    assert "binary" in (tmp_path / "feedback" / "lee" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
+
+
+def test_gradebook_without_a_gradebook_file_fails_clearly(tmp_path):
+    result = run("gradebook", "--db", tmp_path / "none.sqlite3")
+    assert result.exit_code == 1
+    assert "no gradebook" in result.output
+    assert not (tmp_path / "none.sqlite3").exists()
+
+
+def _question_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if any(f" Q{n} {q.function} " in line for n, q in enumerate(HW1.questions, 1))]
+
+
+@pytest.mark.slow
+def test_check_passes_every_question_of_the_solution(solution_file):
+    result = run("check", HW1.id, solution_file)
+    assert result.exit_code == 0, result.output
+    lines = _question_lines(result.output)
+    assert len(lines) == len(HW1.questions)
+    assert all(line.split()[0] == "pass" for line in lines)
+
+
+@pytest.mark.slow
+def test_check_fails_every_question_of_the_stub_naming_not_implemented(stub_file):
+    result = run("check", HW1.id, stub_file)
+    assert result.exit_code == 0, result.output
+    lines = _question_lines(result.output)
+    assert len(lines) == len(HW1.questions)
+    assert all(line.split()[0] == "FAIL" for line in lines)
+    assert result.output.count("NotImplementedError") >= len(HW1.questions)
