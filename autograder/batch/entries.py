@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.submission.locate import shown
+
 #: Read size when hashing.
 HASH_CHUNK_BYTES = 1 << 20
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
@@ -23,9 +25,9 @@ class Entry:
 
 
 def student_name(path: Path) -> str:
-    """The student id a file or folder name stands for; undecodable bytes become U+FFFD."""
+    """The student id a file or folder name stands for; undecodable bytes become ``\\xNN``."""
     name = path.name if path.is_dir() else path.name.split(".")[0] or path.name
-    return os.fsencode(name).decode("utf-8", errors="replace")
+    return shown(name)
 
 
 def _modified(path: Path) -> dt.datetime | None:
@@ -38,7 +40,12 @@ def _modified(path: Path) -> dt.datetime | None:
 def list_entries(folder: Path) -> list[Entry]:
     """Every visible file or folder directly inside ``folder``, sorted by name."""
     children = sorted((p for p in folder.iterdir() if not p.name.startswith(".")), key=lambda p: os.fsencode(p.name))
-    return [Entry(student_name(p), p, _modified(p)) for p in children]
+    names = [student_name(p) for p in children]
+    repeated = {name for name in names if names.count(name) > 1}
+    return [
+        Entry(shown(p.name) if name in repeated else name, p, _modified(p))  # ada.py beside ada/: keep both apart
+        for p, name in zip(children, names)
+    ]
 
 
 def _hash_file(path: Path, digest) -> None:
@@ -54,10 +61,13 @@ def content_hash(path: Path) -> str:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
                 if child.is_file() and not child.is_symlink():
-                    digest.update(os.fsencode(child.relative_to(path)) + b"\0")
+                    name = os.fsencode(child.relative_to(path))
+                    digest.update(len(name).to_bytes(8, "big") + name + child.stat().st_size.to_bytes(8, "big"))
                     _hash_file(child, digest)
-        else:
+        elif path.is_file():
             _hash_file(path, digest)
+        else:
+            return "unreadable:not a regular file"
     except OSError as error:
         return f"unreadable:{error.strerror}"
     return digest.hexdigest()

@@ -105,8 +105,11 @@ class _GradingProcess:
         self.current = (entry, digest)
         request = {"key": digest, "path": os.fsdecode(entry.path),
                    "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None}
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            pass  # the process died; reading its output gives EOF, which records the entry as an error
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -159,9 +162,11 @@ def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progre
 
 
 def _run(pending, course_file, assignment, book, summary, jobs, on_progress) -> None:
+    if not pending:
+        return
     queue = list(reversed(pending))
     selector = selectors.DefaultSelector()
-    workers = [_GradingProcess(course_file, assignment.id) for _ in range(max(1, min(jobs, len(pending))))]
+    workers = [_GradingProcess(course_file, assignment.id) for _ in range(min(jobs, len(pending)))]
     try:
         for worker in workers:
             selector.register(worker.process.stdout, selectors.EVENT_READ, worker)

@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 from pathlib import Path
 
 from autograder.gradebook.store import GradebookRow
 
+#: Hex digits of the hash that keeps changed names apart.
+NAME_HASH_CHARS = 8
 #: Characters allowed in a folder name made from a student id.
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def safe_name(student: str) -> str:
-    """A file-system-safe folder name for a student id."""
-    return _UNSAFE.sub("_", student).strip("._") or "student"
+    """A file-system-safe folder name for a student id; changed names get a short hash so two ids never share one."""
+    cleaned = _UNSAFE.sub("_", student).strip("._") or "student"
+    if cleaned == student:
+        return cleaned
+    return f"{cleaned}-{hashlib.sha256(student.encode('utf-8', 'backslashreplace')).hexdigest()[:NAME_HASH_CHARS]}"
 
 
 def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dict]:
     """One dict per student: ``student``, one score per assignment (None when missing), ``total``."""
     students: dict[str, dict] = {}
-    for row in rows:
+    for row in (r for r in rows if r.assignment in assignment_ids):
         record = students.setdefault(row.student, {"student": row.student, **{a: None for a in assignment_ids}})
         record[row.assignment] = row.score
     for record in students.values():

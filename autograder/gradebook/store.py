@@ -136,4 +136,7 @@ class Gradebook:
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check."""
-        return self._connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        try:
+            return self._connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        except sqlite3.DatabaseError:
+            return False

@@ -6,6 +6,7 @@ Everything here only reads bytes and parses; no student code runs.
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,11 @@ class SubmissionSource:
     kind: str  # "module" or "notebook"
 
 
+def shown(name: str) -> str:
+    """A file name as text safe to print and store: undecodable bytes become ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+
+
 def _decode(data: bytes, origin: str) -> str:
     if b"\x00" in data:
         raise LoadFailed(f"{origin} is a binary file, not Python source or a notebook")
@@ -50,15 +56,17 @@ def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions
 
 
 def _read_limited(path: Path) -> bytes:
+    if not path.is_symlink() and path.exists() and not path.is_file():
+        raise LoadFailed(f"{shown(path.name)} is not a regular file")
     if path.is_symlink():
-        raise LoadFailed(f"{path.name} is a symbolic link; submit the file itself")
+        raise LoadFailed(f"{shown(path.name)} is a symbolic link; submit the file itself")
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise LoadFailed(f"{path.name} is {size:,} bytes; submissions are limited to {MAX_FILE_BYTES:,}")
+            raise LoadFailed(f"{shown(path.name)} is {size:,} bytes; submissions are limited to {MAX_FILE_BYTES:,}")
         return path.read_bytes()
     except OSError as error:
-        raise LoadFailed(f"cannot read {path.name}: {error.strerror}") from None
+        raise LoadFailed(f"cannot read {shown(path.name)}: {error.strerror}") from None
 
 
 def _hidden(relative: Path) -> bool:
@@ -76,8 +84,8 @@ def _pick(names: list[str], module_file: str, notebook_file: str, where: str) ->
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:
-        raise LoadFailed(f"{where} holds no {module_file} or {notebook_file}")
-    raise LoadFailed(f"{where} holds several candidates ({', '.join(sorted(candidates)[:5])}); name yours {module_file}")
+        raise LoadFailed(f"{shown(where)} holds no {module_file} or {notebook_file}")
+    raise LoadFailed(f"{shown(where)} holds several candidates ({', '.join(shown(c) for c in sorted(candidates)[:5])}); name yours {module_file}")
 
 
 def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str, functions) -> SubmissionSource:
@@ -86,18 +94,18 @@ def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if not m.is_dir() and "__MACOSX" not in m.filename]
     except zipfile.BadZipFile:
-        raise LoadFailed(f"{path.name} is not a valid zip file") from None
+        raise LoadFailed(f"{shown(path.name)} is not a valid zip file") from None
     if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_UNPACKED_BYTES:
-        raise LoadFailed(f"{path.name} unpacks to too many files or bytes (limit {MAX_ZIP_UNPACKED_BYTES:,} bytes)")
+        raise LoadFailed(f"{shown(path.name)} unpacks to too many files or bytes (limit {MAX_ZIP_UNPACKED_BYTES:,} bytes)")
     chosen = _pick([m.filename for m in members], module_file, notebook_file, path.name)
     member = next(m for m in members if m.filename == chosen)
     if member.file_size > MAX_FILE_BYTES:
-        raise LoadFailed(f"{chosen} in {path.name} is larger than {MAX_FILE_BYTES:,} bytes")
+        raise LoadFailed(f"{shown(chosen)} in {shown(path.name)} is larger than {MAX_FILE_BYTES:,} bytes")
     with archive.open(member) as handle:
         content = handle.read(MAX_FILE_BYTES + 1)
     if len(content) > MAX_FILE_BYTES:
-        raise LoadFailed(f"{chosen} in {path.name} is larger than {MAX_FILE_BYTES:,} bytes")
-    return _from_bytes(content, chosen, module_name, f"{path.name}:{chosen}", functions)
+        raise LoadFailed(f"{shown(chosen)} in {shown(path.name)} is larger than {MAX_FILE_BYTES:,} bytes")
+    return _from_bytes(content, chosen, module_name, f"{shown(path.name)}:{shown(chosen)}", functions)
 
 
 def read_submission(path: Path, module_file: str, notebook_file: str, functions=None) -> SubmissionSource:
@@ -126,13 +134,13 @@ def read_submission(path: Path, module_file: str, notebook_file: str, functions=
                 if p.is_file() and not p.is_symlink() and not _hidden(p.relative_to(path))
             ]
         except OSError as error:
-            raise LoadFailed(f"cannot list {path.name}: {error.strerror}") from None
-        chosen = _pick(names, module_file, notebook_file, f"folder {path.name}")
-        return _from_bytes(_read_limited(path / chosen), chosen, module_name, f"{path.name}/{chosen}", functions)
+            raise LoadFailed(f"cannot list {shown(path.name)}: {error.strerror}") from None
+        chosen = _pick(names, module_file, notebook_file, f"folder {shown(path.name)}")
+        return _from_bytes(_read_limited(path / chosen), chosen, module_name, f"{shown(path.name)}/{shown(chosen)}", functions)
     if not path.exists():
-        raise LoadFailed(f"{path} does not exist")
+        raise LoadFailed(f"{shown(str(path))} does not exist")
     if path.suffix == ".zip":
         return _from_zip(path, module_file, notebook_file, module_name, functions)
     if path.suffix not in SUFFIXES:
-        raise LoadFailed(f"{path.name}: expected a .py module, an .ipynb notebook, a folder or a .zip")
-    return _from_bytes(_read_limited(path), path.name, module_name, path.name, functions)
+        raise LoadFailed(f"{shown(path.name)}: expected a .py module, an .ipynb notebook, a folder or a .zip")
+    return _from_bytes(_read_limited(path), path.name, module_name, shown(path.name), functions)

@@ -243,3 +243,12 @@ def test_symlinked_file_is_rejected(tmp_path):
     link = tmp_path / MODULE
     link.symlink_to(target)
     assert "symbolic link" in failure(link)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "scaled_attention.py"
+    os.mkfifo(fifo)
+    with pytest.raises(LoadFailed, match="not a regular file"):
+        read_submission(fifo, "scaled_attention.py", "scaled_attention.ipynb")
