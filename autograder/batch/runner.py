@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import re
 import selectors
 import subprocess
 import sys
@@ -26,8 +25,6 @@ from autograder.gradebook.store import Gradebook, GradebookRow
 
 #: What a worker's answer carries besides its key; all of it is kept in the row's report.
 REPORT_KEYS = ("result", "gradescope", "text")
-#: Lone surrogates: the undecodable bytes of a file name, which SQLite and UTF-8 files refuse.
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -43,17 +40,6 @@ class BatchSummary:
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _printable(value):
-    """``value`` (JSON data) with every lone surrogate replaced by U+FFFD, as in student ids."""
-    if isinstance(value, str):
-        return _SURROGATES.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {key: _printable(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_printable(item) for item in value]
-    return value
 
 
 def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict) -> GradebookRow:
@@ -178,7 +164,7 @@ def _run(pending, course_file, assignment, book, summary, jobs, on_progress) -> 
                 line = worker.process.stdout.readline()
                 entry, digest = worker.current
                 if line:
-                    answer = _printable(json.loads(line))
+                    answer = json.loads(line)
                     row = (row_from_answer(entry, assignment.id, digest, answer) if "result" in answer
                            else error_row(entry, assignment.id, digest, answer["error"], assignment.max_points))
                 else:
