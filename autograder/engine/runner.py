@@ -9,9 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from _pytest.reports import TestReport
 
 from autograder.engine.outcome import describe_failure
 from autograder.engine.results import FAILED, PASSED, TestResult
+from autograder.errors import GraderError
 
 #: Built-in pytest plugins a grading run never needs; each costs start-up or teardown time.
 UNUSED_PLUGINS = (
@@ -23,6 +25,7 @@ UNUSED_PLUGINS = (
 PYTEST_ARGS = (
     *(option for plugin in UNUSED_PLUGINS for option in ("-p", f"no:{plugin}")),
     "--noconftest",
+    "--assert=plain",  # suites state their checks with expect(), not bare asserts to rewrite
     "--capture=no",
     "--import-mode=importlib",
     "-c", str(Path(__file__).resolve().parent / "pytest.ini"),
@@ -58,21 +61,36 @@ class SuitePlugin:
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        if report.when == "call" or (report.when == "setup" and report.failed):
-            self.results.append(self._result(item, report, call))
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item, call) -> TestReport:
+        """Record the outcome and hand pytest a plain report.
 
-    def _result(self, item, report, call) -> TestResult:
+        pytest's own report would render a full traceback with source for every
+        failure; nobody reads it here, and for a stub failing every test it costs
+        more than the grading itself.
+        """
+        error = call.excinfo.value if call.excinfo is not None else None
+        skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
+        if skipped:
+            path, line, _ = item.location
+            report_outcome, longrepr = "skipped", (str(path), (line or 0) + 1, str(error))
+        else:
+            report_outcome = "passed" if error is None else "failed"
+            longrepr = None if error is None else f"{type(error).__name__}: {error}"
+            if call.when == "call" or error is not None:
+                self.results.append(self._result(item, error))
+        return TestReport(
+            item.nodeid, item.location, {}, report_outcome, longrepr, call.when, (),
+            call.duration, call.start, call.stop,
+        )
+
+    def _result(self, item, error: BaseException | None) -> TestResult:
         marker = item.get_closest_marker(QUESTION_MARKER)
         question = marker.args[0] if marker and marker.args else "(unassigned)"
         weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
         doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
-        if report.passed:
+        if error is None:
             return TestResult(item.name, question, weight, doc, PASSED)
-        error = call.excinfo.value if call.excinfo is not None else RuntimeError(str(report.longrepr))
         message, kind, diagnoses = describe_failure(error, doc, self._show_assertions)
         return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses)
 
@@ -113,10 +131,12 @@ def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
         with _importable(folder):
-            pytest.main(args, plugins=[plugin, fixtures_plugin(submission, tolerance)])
+            exit_code = pytest.main(args, plugins=[plugin, fixtures_plugin(submission, tolerance)])
     finally:
         if previous is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:
+        raise GraderError(f"the suite {folder} did not run (pytest exit code {exit_code!r}); no score was given")
     return plugin.results

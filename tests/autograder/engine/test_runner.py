@@ -105,3 +105,12 @@ def test_runs_are_independent(suite):
     first = run_suite([suite], FakeSubmission(), "TOL")
     second = run_suite([suite], FakeSubmission(), "TOL")
     assert [(r.name, r.status) for r in first] == [(r.name, r.status) for r in second]
+
+
+def test_a_suite_that_cannot_run_is_a_grader_error_not_a_zero(tmp_path):
+    from autograder.errors import GraderError
+
+    broken = tmp_path / "test_broken.py"
+    broken.write_text("def test_x(:\n", encoding="utf-8")
+    with pytest.raises(GraderError, match="did not run"):
+        run_suite([broken], FakeSubmission(), "TOL")
