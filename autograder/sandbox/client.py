@@ -274,6 +274,8 @@ class SandboxedSubmission:
             "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
         }
         if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
+            if self._budget_end is not None:
+                self._check_budget()  # a spent budget is the more useful thing to report
             raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
         self._ensure_worker()
         try:
