@@ -194,15 +194,14 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
 
 
 def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool) -> None:
-    from rich.console import Console
-
+    
     from autograder.batch.entries import list_entries
-    from autograder.batch.progress import progress_bar, rows_table
+    from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
 
     if not folder.is_dir():
         raise CourseCommandError(f"{folder} is not a folder")
-    console = Console()
+    console = make_console()
     total = len(list_entries(folder))
     with progress_bar(console, total, f"grading {assignment.id}") as advance:
         summary = grade_batch(
@@ -224,9 +223,8 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
 @click.pass_context
 def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None) -> None:
     """Print the gradebook and export it."""
-    from rich.console import Console
-
-    from autograder.batch.progress import rows_table
+    
+    from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
     from autograder.gradebook.export import write_csv, write_feedback
 
@@ -235,7 +233,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         raise CourseCommandError(f"no gradebook at {gradebook_path}: grade a class folder first")
     with Gradebook(gradebook_path) as book:
         rows = book.rows(assignment_id)
-    console = Console()
+    console = make_console()
     console.print(rows_table(rows, f"gradebook {gradebook_path}"))
     if csv_path:
         write_csv(rows, [a.id for a in course.assignments], csv_path)
@@ -250,12 +248,12 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
 @click.pass_context
 def demo(ctx: click.Context, out: Path) -> None:
     """The main job end to end: worked example, releases, a sample class graded into a gradebook."""
-    from rich.console import Console
-
+    
+    from autograder.batch.progress import make_console
     from autograder.demo.run import build_all, grade_sample_classes, show_gradebook
 
     course = _course(ctx)
-    console = Console()
+    console = make_console()
     ctx.invoke(trace, heatmap=out / "attention_heatmap.png")
     click.echo("\nThe d_k variance experiment (10,000 samples per row, seed 0):")
     ctx.invoke(variance, d_ks=(4, 16, 64, 256, 1024), samples=10_000, seed=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -10,10 +11,19 @@ from rich.table import Table
 
 from autograder.gradebook.store import GradebookRow
 
+#: Significant digits of a score in the table.
+SCORE_DIGITS = 4
+#: Width used when output is not a terminal (a pipe, a CI log), wide enough for one line per row.
+PIPE_WIDTH = 140
 #: How many diagnosis ids a table cell lists before "+N more".
 SHOWN_DIAGNOSES = 3
 #: Characters of an error message shown in a table cell (the feedback files hold all of it).
 SHOWN_ERROR_CHARS = 60
+
+
+def make_console() -> Console:
+    """A console that keeps one line per table row when writing to a pipe or a log."""
+    return Console(width=shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
 
 
 @contextmanager
@@ -53,5 +63,5 @@ def rows_table(rows: list[GradebookRow], title: str) -> Table:
         table.add_column(name, justify=justify, overflow="fold", no_wrap=name != "diagnoses / error")
     for row in rows:
         note = _error_cell(row.error) if row.error else _diagnoses_cell(row)
-        table.add_row(row.student, row.assignment, f"{row.score:g} / {row.max_score:g}", str(row.days_late or ""), note or "")
+        table.add_row(row.student, row.assignment, f"{row.score:.{SCORE_DIGITS}g} / {row.max_score:g}", str(row.days_late or ""), note or "")
     return table
