@@ -234,3 +234,19 @@ def test_no_batch_support_is_right_on_2d_and_wrong_on_batched_input():
     reference = attn_reference.scaled_dot_product_attention
     assert same(outcome(implementation, *unbatched[1:]), outcome(reference, *unbatched[1:]))
     assert isinstance(outcome(implementation, *batched[1:]), StudentException)
+
+
+#: The bugs the autograder issue requires the grader to name, by id.
+REQUIRED_IDS = (
+    "softmax.no_max_shift", "softmax.wrong_axis", "softmax.not_normalized",
+    "attention.no_scaling", "attention.scale_by_dk", "attention.scale_by_wrong_dim", "attention.scale_after_softmax",
+    "attention.mask_inverted", "attention.mask_after_softmax", "attention.multiplicative_mask",
+    "attention.softmax_over_queries", "attention.no_batch_support",
+    "variance.not_sampled", "variance.scaled_by_dk", "additive.missing_tanh", "additive.swapped_weights",
+    "luong.general_transposed", "luong.concat_order", "context.no_softmax", "context.mask_ignored",
+    "heads.reshape_without_transpose", "heads.merge_mismatch", "mha.scale_by_d_model", "mha.missing_output_projection",
+)
+
+
+def test_every_required_bug_is_in_the_catalog():
+    assert set(REQUIRED_IDS) <= {m.id for m in MUTANTS}
