@@ -230,7 +230,7 @@ class SandboxedSubmission:
     @property
     def worker_pid(self) -> int | None:
         """Host pid of the running worker's process (bwrap's, under bwrap), if one runs."""
-        return self._link.worker.popen.pid if self._link is not None else None
+        return self._link.worker.pid if self._link is not None else None
 
     def start(self) -> None:
         """Start the worker and import the submission in it; starts the submission's time budget.

@@ -298,6 +298,26 @@ def _worker_config(limits: Defaults, isolation: str, in_fd: int, out_fd: int) ->
     }
 
 
+def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
+    """The argv of a bwrap sandbox whose worker forks one confined worker per submission.
+
+    Only for a root grader, where each forked worker drops to the sandbox uid (so the
+    fork server can sweep away everything a finished worker left behind).
+    """
+    executable = bwrap_executable()
+    if executable is None or os.geteuid() != 0:
+        raise GraderError("the fork server needs bwrap and a root grader")
+    config = {
+        "zygote": True,
+        "control": control_fd,
+        "rlimits": rlimits(limits, BWRAP),
+        "uid": sandbox_id(),
+        "gid": sandbox_id(),
+    }
+    script = f"{SANDBOX_ROOT}/worker/worker.py"
+    return [executable, *bwrap_arguments(limits), python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
+
+
 def worker_command(limits: Defaults, isolation: str, in_fd: int, out_fd: int) -> list[str]:
     """The argv that starts the worker at ``isolation``, talking on ``in_fd``/``out_fd``."""
     config = json.dumps(_worker_config(limits, isolation, in_fd, out_fd))
@@ -469,6 +489,14 @@ class WorkerProcess:
         for fd in (request_write, response_read, output_fd):
             os.set_blocking(fd, False)
         return cls(popen, request_write, response_read, output_fd, isolation)
+
+    @property
+    def pid(self) -> int:
+        """Host pid of the started process (bwrap's, under bwrap)."""
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
 
     def kill(self) -> None:
         """SIGKILL the worker's whole process group (and with it the sandbox), then reap it."""

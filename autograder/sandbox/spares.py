@@ -1,20 +1,25 @@
-"""Spare workers, started ahead of need so a batch never waits for Python and numpy to start.
+"""Workers ready ahead of need, so a batch never waits for Python and numpy to start.
 
-A spare is a fresh worker that has started (and imported numpy) but holds no submission.
-Each submission takes its own spare and never shares it; under bwrap every worker has its
-own PID namespace and /tmp, so a running submission cannot see or touch the spare that
-will serve the next one. Spares are off unless a batch turns them on: a single grading
-run would only waste the one it left behind.
+In a batch run by a root grader under bwrap, workers come from a fork server
+(:mod:`autograder.sandbox.zygote`): a fresh confined worker per submission in a few
+milliseconds. Elsewhere a *spare* is kept: a fresh worker that has started (and imported
+numpy) but holds no submission. Each submission takes its own worker and never shares
+it. Both are off unless a batch turns them on: a single grading run would only waste
+what it left behind; it can :func:`prestart` the one worker it will use.
 """
 
 from __future__ import annotations
 
 import atexit
 
+import os
+
 from autograder.config import Defaults
-from autograder.sandbox.launcher import WorkerProcess, detect_isolation
+from autograder.sandbox.launcher import BWRAP, WorkerProcess, detect_isolation
+from autograder.sandbox.zygote import ForkedWorker, Zygote
 
 _spares: dict[tuple[Defaults, str], WorkerProcess] = {}
+_zygotes: dict[Defaults, Zygote] = {}
 _enabled = False
 
 
@@ -26,14 +31,30 @@ def keep_spares(enabled: bool = True) -> None:
         discard_spares()
 
 
-def take_worker(limits: Defaults, isolation: str) -> WorkerProcess:
-    """A started worker for these limits: the spare if one is alive, else a new one.
+def _forks_workers(isolation: str) -> bool:
+    """Whether workers come from a fork server: in batches, under bwrap, for a root grader."""
+    return _enabled and isolation == BWRAP and os.geteuid() == 0
 
-    When spares are on, a replacement is started before returning, so it warms up while
-    the caller grades.
+
+def _forked_worker(limits: Defaults) -> ForkedWorker:
+    zygote = _zygotes.get(limits)
+    if zygote is None or not zygote.alive():
+        if zygote is not None:
+            zygote.close()
+        zygote = _zygotes[limits] = Zygote(limits)
+    return zygote.fork_worker()
+
+
+def take_worker(limits: Defaults, isolation: str) -> WorkerProcess | ForkedWorker:
+    """A started worker for these limits: forked, or the spare if one is alive, or a new one.
+
+    When spares are on (and no fork server serves), a replacement is started before
+    returning, so it warms up while the caller grades.
     """
+    if _forks_workers(isolation):
+        return _forked_worker(limits)
     worker = _spares.pop((limits, isolation), None)
-    if worker is None or worker.popen.poll() is not None:
+    if worker is None or not worker.alive():
         if worker is not None:
             worker.close_pipes()
         worker = WorkerProcess.spawn(limits, isolation)
@@ -54,11 +75,14 @@ def prestart(limits: Defaults, isolation: str | None = None) -> None:
 
 
 def discard_spares() -> None:
-    """Kill every spare (at exit, or when spares are turned off)."""
+    """Kill every spare and fork server (at exit, or when spares are turned off)."""
     while _spares:
         _, worker = _spares.popitem()
         worker.kill()
         worker.close_pipes()
+    while _zygotes:
+        _, zygote = _zygotes.popitem()
+        zygote.close()
 
 
 atexit.register(discard_spares)

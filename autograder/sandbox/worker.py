@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import shutil
 import signal
 import sys
 import traceback
@@ -52,6 +53,11 @@ MAX_REQUEST_HEADER_BYTES = 16 * protocol.MIB
 REQUEST_LIMITS = protocol.Limits(max_header_bytes=MAX_REQUEST_HEADER_BYTES, kinds=protocol.ARGUMENT_KINDS)
 #: Exit status when the grader closes the request pipe.
 EXIT_OK = 0
+#: The fork server's control messages: their largest size, and the pipes a ``fork`` carries.
+ZYGOTE_MESSAGE_BYTES = 4096
+ZYGOTE_FDS = 3
+#: The sandbox's private /tmp, emptied of a worker's files when it is finished.
+SANDBOX_TMP = "/tmp"
 #: ``prctl`` option that asks for a signal when the parent dies.
 PR_SET_PDEATHSIG = 1
 
@@ -352,9 +358,131 @@ class Worker:
             self.channel.send(response, arrays)
 
 
+# --- the fork server ------------------------------------------------------------------
+
+
+def _become_worker(config: dict, fds: list[int]) -> int:
+    """In a freshly forked child: take the three pipes, confine itself, serve one submission."""
+    in_fd, out_fd, output_fd = fds
+    os.setsid()
+    for standard in (1, 2):
+        os.dup2(output_fd, standard)
+    os.close(output_fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    apply_rlimits(config.get("rlimits", {}))
+    drop_privileges(config.get("uid"), config.get("gid"))
+    return Worker(Channel(in_fd, out_fd)).serve()
+
+
+def _fork_worker(config: dict, fds: list[int], control) -> int:
+    """Fork a worker for one submission; the zygote keeps nothing of it but its pid."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            control.close()
+            status = _become_worker(config, fds)
+        finally:
+            os._exit(status)
+    for fd in fds:
+        os.close(fd)
+    return pid
+
+
+def _sweep(uid: int | None) -> None:
+    """Kill every process of the sandbox uid and delete its files in /tmp, as that uid.
+
+    The zygote itself keeps no right to signal other users; a short-lived child that
+    becomes the sandbox uid does, and ``kill(-1)`` then reaches every process of that
+    uid but itself: the worker, its children, anything it left running.
+    """
+    if uid is None:
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            drop_privileges(uid, uid)
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            for name in os.listdir(SANDBOX_TMP):
+                path = os.path.join(SANDBOX_TMP, name)
+                try:
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        shutil.rmtree(path)
+                    else:
+                        os.unlink(path)
+                except OSError:
+                    pass
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _status_of(pid: int, wait: bool) -> int | None:
+    """The worker's raw wait status, or None while it runs (``wait=False``)."""
+    try:
+        reaped, status = os.waitpid(pid, 0 if wait else os.WNOHANG)
+    except ChildProcessError:
+        return None
+    return status if reaped == pid else None
+
+
+def _returncode(status: int | None) -> int | None:
+    """``subprocess``'s convention: the exit code, or minus the signal that killed it."""
+    if status is None:
+        return None
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def serve_zygote(config: dict) -> int:
+    """Fork a confined worker per ``fork`` request; ``finish`` ends one and cleans up after it.
+
+    Requests are JSON on the control socket; ``fork`` carries the worker's three pipe
+    fds (request read end, response write end, output write end) as SCM_RIGHTS.
+    """
+    import socket
+
+    control = socket.socket(fileno=config["control"])
+    statuses: dict[int, int | None] = {}  # each live worker's raw wait status, once reaped
+
+    def status(pid: int, wait: bool) -> int | None:
+        if statuses[pid] is None:
+            statuses[pid] = _status_of(pid, wait)
+        return statuses[pid]
+
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, ZYGOTE_MESSAGE_BYTES, ZYGOTE_FDS)
+        except OSError:
+            return EXIT_OK
+        if not message:
+            return EXIT_OK
+        request = json.loads(message)
+        op, pid = request.get("op"), request.get("pid")
+        if op == "fork" and len(fds) == ZYGOTE_FDS:
+            pid = _fork_worker(config, fds, control)
+            statuses[pid] = None
+            answer = {"pid": pid}
+        elif op == "status" and pid in statuses:
+            answer = {"returncode": _returncode(status(pid, wait=False))}
+        elif op == "finish" and pid in statuses:
+            _sweep(config.get("uid"))
+            answer = {"returncode": _returncode(status(pid, wait=True))}
+            del statuses[pid]
+        else:
+            for fd in fds:
+                os.close(fd)
+            answer = {"error": f"bad request {op!r}"}
+        control.send(json.dumps(answer).encode())
+
+
 def main(argv: list[str]) -> int:
-    """Bootstrap from the JSON config in ``argv[1]``, then serve."""
+    """Bootstrap from the JSON config in ``argv[1]``, then serve (or fork workers, as a zygote)."""
     config = json.loads(argv[1])
+    if config.get("zygote"):
+        return serve_zygote(config)
     apply_rlimits(config.get("rlimits", {}))
     drop_privileges(config.get("uid"), config.get("gid"))
     if config.get("parent_death_signal"):

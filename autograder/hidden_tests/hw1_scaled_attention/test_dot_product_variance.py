@@ -20,7 +20,7 @@ from autograder.inputs import RngSeed
 question = pytest.mark.question("dot_product_variance")
 FUNCTION = "dot_product_variance"
 STANDARD_ERRORS = 5
-N_SAMPLES = 20_000
+N_SAMPLES = 8_000
 #: Samples for the exact checks: equality needs no statistics, only the draw order.
 EXACT_SAMPLES = 2_000
 
