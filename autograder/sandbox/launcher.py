@@ -70,6 +70,8 @@ CPU_HARD_GRACE_S = 1
 #: Smallest /tmp in the sandbox (a tmpfs of size 0 would be unlimited).
 MIN_TMP_BYTES = 1024 * 1024
 MIB = 1024 * 1024
+#: Name prefix of each grader process's private directory (its pid follows).
+PRIVATE_DIR_PREFIX = "attn-sandbox-"
 #: Wall-clock seconds the bwrap self-test may take.
 SELF_TEST_TIMEOUT_S = 10.0
 #: bwrap exits with 128 + N when the worker was killed by signal N.
@@ -118,14 +120,38 @@ def numpy_dirs() -> dict[str, str]:
     return {name: str(site / name) for name in _NUMPY_DIRS if (site / name).is_dir()}
 
 
+def _owner_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_private_dirs() -> None:
+    """Remove private dirs left by grader processes that no longer exist."""
+    for path in Path(tempfile.gettempdir()).glob(f"{PRIVATE_DIR_PREFIX}*-*"):
+        owner = path.name[len(PRIVATE_DIR_PREFIX):].split("-")[0]
+        try:
+            ours = path.stat().st_uid == os.geteuid()
+        except OSError:
+            continue
+        if ours and owner.isdigit() and not _owner_alive(int(owner)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 @lru_cache(maxsize=None)
 def private_dir() -> str:
     """A root-owned, world-readable directory with ``worker/`` and ``site/``.
 
     ``worker/`` holds copies of worker.py and protocol.py; ``site/`` holds symlinks to
-    numpy (used when there is no bwrap to bind-mount it). Removed at exit.
+    numpy (used when there is no bwrap to bind-mount it). Removed at exit; those of
+    graders that were killed before they could remove theirs are removed here.
     """
-    root = Path(tempfile.mkdtemp(prefix="attn-sandbox-"))
+    _remove_stale_private_dirs()
+    root = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     for sub in ("worker", "site"):
         (root / sub).mkdir()

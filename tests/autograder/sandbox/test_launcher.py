@@ -78,3 +78,14 @@ def test_the_private_dir_holds_copies_readable_by_the_worker():
         path = os.path.join(root, "worker", name)
         assert os.stat(path).st_mode & 0o004
     assert os.stat(root).st_mode & 0o005 == 0o005
+
+
+def test_private_dirs_of_dead_graders_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(launcher.tempfile, "gettempdir", lambda: str(tmp_path))
+    dead = tmp_path / f"{launcher.PRIVATE_DIR_PREFIX}999999999-abc"
+    living = tmp_path / f"{launcher.PRIVATE_DIR_PREFIX}{os.getpid()}-abc"
+    unrelated = tmp_path / "attn-sandbox-notapid"
+    for folder in (dead, living, unrelated):
+        folder.mkdir()
+    launcher._remove_stale_private_dirs()
+    assert not dead.exists() and living.exists() and unrelated.exists()
