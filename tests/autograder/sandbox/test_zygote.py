@@ -89,7 +89,7 @@ def test_exits_and_bombs_are_contained(forked):
         sub.call("leave")
     with pytest.raises((CallTimeout, StudentException, WorkerCrashed)):
         sub.call("bomb")
-    with pytest.raises((StudentException, WorkerCrashed)):
+    with pytest.raises((StudentException, WorkerCrashed, CallTimeout)):  # MemoryError, or slow zeroing under load
         sub.call("hog")
     assert int(sub.call("ok")) == 1
     assert np.asarray(forked("def ok():\n    return 2\n").call("ok")) == 2
