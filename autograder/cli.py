@@ -96,15 +96,17 @@ def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
 
 @main.command()
 @click.argument("assignment_ids", nargs=-1)
-@click.option("--check-only", is_flag=True, help="Do not write; fail if assignments/ differs from a fresh build.")
+@click.option("--check-only", is_flag=True, help="Do not write; fail if assignments/ differs from a fresh build or leaks.")
 @click.pass_context
 def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool) -> None:
     """Generate the student releases in assignments/ from solutions/ (all assignments by default)."""
     from autograder.build import build_release, release_drift, write_release
+    from autograder.build.leaks import course_forbidden_lines, find_leaks
     from autograder.errors import GraderError
     from autograder.paths import ASSIGNMENTS_DIR
 
     course = _course(ctx)
+    forbidden = course_forbidden_lines(course) if check_only else {}
     drifted = []
     for assignment_id in _assignment_ids(course, assignment_ids):
         try:
@@ -114,13 +116,14 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
         out = ASSIGNMENTS_DIR / assignment_id
         if check_only:
             drift = release_drift(files, out)
+            drift += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
             drifted += [f"{assignment_id}: {line}" for line in drift]
             click.echo(f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
         else:
             written = write_release(files, out)
             click.echo(f"{assignment_id}: {len(written)} files in {out}")
     if drifted:
-        raise CourseCommandError("assignments/ differs from a fresh build:\n" + "\n".join(drifted))
+        raise CourseCommandError("assignments/ differs from a fresh build, or leaks:\n" + "\n".join(drifted))
 
 
 @main.command()

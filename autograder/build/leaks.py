@@ -82,3 +82,11 @@ def project_forbidden_lines(solutions_dir: Path, hidden_dir: Path, reference_dir
 
 def _read_all(paths: list[Path]) -> list[str]:
     return [path.read_text(encoding="utf-8") for path in paths]
+
+
+def course_forbidden_lines(course) -> dict[str, str]:
+    """Forbidden lines of the course's masters, hidden tests and reference, from their usual places."""
+    from autograder.paths import HIDDEN_TESTS_DIR, REFERENCE_DIR, SOLUTIONS_DIR
+
+    masters = [SOLUTIONS_DIR / a.id / a.module for a in course.assignments]
+    return project_forbidden_lines(SOLUTIONS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, masters)

@@ -6,22 +6,18 @@ import types
 import pytest
 
 from autograder.build import build_release, release_drift, write_release
-from autograder.build.leaks import find_leaks, project_forbidden_lines
+from autograder.build.leaks import course_forbidden_lines, find_leaks
 from autograder.build.markers import keep_solutions, solution_code_lines
 from autograder.config import load_course
-from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, SOLUTIONS_DIR
+from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
 
 COURSE = load_course()
 IDS = [a.id for a in COURSE.assignments]
 
 
-def _masters():
-    return [SOLUTIONS_DIR / a.id / a.module for a in COURSE.assignments]
-
-
 @pytest.fixture(scope="module")
 def forbidden():
-    return project_forbidden_lines(SOLUTIONS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, _masters())
+    return course_forbidden_lines(COURSE)
 
 
 def _module(text: str, name: str) -> types.ModuleType:
