@@ -1,0 +1,74 @@
+"""grade_submission end to end: solutions full marks, stubs zero, penalties applied once and stated."""
+
+import datetime as dt
+import zipfile
+
+import pytest
+
+from autograder.build.markers import keep_solutions
+from autograder.config import load_course
+from autograder.errors import GraderError
+from autograder.grade.api import grade_submission, hidden_test_files
+from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
+
+pytestmark = pytest.mark.slow
+COURSE = load_course()
+IDS = [a.id for a in COURSE.assignments]
+
+
+def _solution(assignment_id: str) -> str:
+    assignment = COURSE.assignment(assignment_id)
+    return keep_solutions((SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8"))
+
+
+def _write(tmp_path, assignment_id: str, text: str):
+    path = tmp_path / COURSE.assignment(assignment_id).module
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_the_solution_gets_full_marks_under_the_sandbox(assignment_id, tmp_path):
+    result = grade_submission(COURSE, assignment_id, _write(tmp_path, assignment_id, _solution(assignment_id)))
+    assert result.score == result.max_score == COURSE.assignment(assignment_id).max_points
+    assert result.isolation == "bwrap" and not result.penalties and not result.diagnoses
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_the_untouched_stub_gets_zero_with_not_implemented_everywhere(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    result = grade_submission(COURSE, assignment_id, ASSIGNMENTS_DIR / assignment_id / assignment.module)
+    assert result.score == 0 and result.load_error is None
+    assert {t.kind for q in result.questions for t in q.tests} == {"not_implemented"}
+
+
+def test_a_zipped_folder_is_graded_like_the_module(tmp_path):
+    archive = tmp_path / "student.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("student/scaled_attention.py", _solution(IDS[0]))
+    assert grade_submission(COURSE, IDS[0], archive).score == COURSE.assignment(IDS[0]).max_points
+
+
+def test_a_disallowed_import_costs_the_configured_penalty(tmp_path):
+    solution = _solution(IDS[0])
+    path = _write(tmp_path, IDS[0], solution + "\nimport os\n")
+    import_line = len(solution.splitlines()) + 2
+    result = grade_submission(COURSE, IDS[0], path)
+    fraction = COURSE.defaults.disallowed_import_penalty
+    assert result.raw_score == result.max_score
+    assert result.score == pytest.approx(result.max_score * (1 - fraction))
+    assert result.import_violations == ("os",) and f"os (line {import_line})" in result.penalties[0].reason
+
+
+def test_lateness_costs_the_policy_per_started_day(tmp_path):
+    assignment = COURSE.assignment(IDS[0])
+    policy = COURSE.late_policy
+    late = assignment.due + dt.timedelta(minutes=policy.grace_period_minutes, days=1, seconds=1)  # into day 2
+    result = grade_submission(COURSE, IDS[0], _write(tmp_path, IDS[0], _solution(IDS[0])), submitted_at=late)
+    assert result.days_late == 2
+    assert result.score == pytest.approx(result.max_score * (1 - 2 * policy.penalty_per_day))
+
+
+def test_missing_hidden_tests_stop_the_grader(tmp_path):
+    with pytest.raises(GraderError, match="no hidden tests"):
+        hidden_test_files(COURSE.assignment(IDS[0]), tests_dir=tmp_path)
