@@ -11,74 +11,58 @@ from autograder.sandbox import spares
 from autograder.sandbox.launcher import NONE, detect_isolation
 
 LIMITS = Defaults(call_timeout_s=2.0)
+KEY = (LIMITS, NONE)
 
 
-@pytest.fixture(autouse=True)
-def no_spares_after():
-    yield
+@pytest.fixture
+def taken():
+    """``take(isolation)`` takes a worker that is killed after the test."""
+    workers = []
+
+    def take(isolation=NONE):
+        workers.append(spares.take_worker(LIMITS, isolation))
+        return workers[-1]
+
+    yield take
     spares.keep_spares(False)
-
-
-def test_without_spares_each_take_starts_a_new_worker_and_keeps_none():
-    worker = spares.take_worker(LIMITS, detect_isolation())
-    try:
-        assert worker.alive()
-        assert spares._spares == {}
-    finally:
+    for worker in workers:
         worker.kill()
         worker.close_pipes()
 
 
-def test_with_spares_the_next_take_gets_the_started_spare():
-    isolation = NONE
-    spares.keep_spares(True)
-    first = spares.take_worker(LIMITS, isolation)
-    spare = spares._spares[(LIMITS, isolation)]
-    second = spares.take_worker(LIMITS, isolation)
-    try:
-        assert second is spare and second is not first
-        assert spares._spares[(LIMITS, isolation)] is not spare
-    finally:
-        for worker in (first, second):
-            worker.kill()
-            worker.close_pipes()
+def test_without_spares_each_take_starts_a_new_worker_and_keeps_none(taken):
+    assert taken(detect_isolation()).alive()
+    assert spares._spares == {}
 
 
-def test_a_dead_spare_is_replaced():
-    isolation = NONE
+def test_with_spares_the_next_take_gets_the_started_spare(taken):
     spares.keep_spares(True)
-    first = spares.take_worker(LIMITS, isolation)
-    spare = spares._spares[(LIMITS, isolation)]
+    first = taken()
+    spare = spares._spares[KEY]
+    second = taken()
+    assert second is spare and second is not first
+    assert spares._spares[KEY] is not spare
+
+
+def test_a_dead_spare_is_replaced(taken):
+    spares.keep_spares(True)
+    taken()
+    spare = spares._spares[KEY]
     spare.kill()
-    second = spares.take_worker(LIMITS, isolation)
-    try:
-        assert second is not spare and second.alive()
-    finally:
-        for worker in (first, second):
-            worker.kill()
-            worker.close_pipes()
+    second = taken()
+    assert second is not spare and second.alive()
 
 
-def test_turning_spares_off_kills_them():
-    isolation = NONE
+def test_turning_spares_off_kills_them(taken):
     spares.keep_spares(True)
-    worker = spares.take_worker(LIMITS, isolation)
-    spare = spares._spares[(LIMITS, isolation)]
+    taken()
+    spare = spares._spares[KEY]
     spares.keep_spares(False)
-    try:
-        assert not spare.alive() and spares._spares == {}
-    finally:
-        worker.kill()
-        worker.close_pipes()
+    assert not spare.alive() and spares._spares == {}
 
 
-def test_prestart_leaves_one_worker_for_the_next_take_even_with_spares_off():
+def test_prestart_leaves_one_worker_for_the_next_take_even_with_spares_off(taken):
     isolation = detect_isolation()
     spares.prestart(LIMITS, isolation)
     started = spares._spares[(LIMITS, isolation)]
-    worker = spares.take_worker(LIMITS, isolation)
-    try:
-        assert worker is started and spares._spares == {}
-    finally:
-        worker.kill()
-        worker.close_pipes()
+    assert taken(isolation) is started and spares._spares == {}
