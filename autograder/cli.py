@@ -213,9 +213,14 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
         )
     console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
     console.print(
-        f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} errors "
+        f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}"
     )
+    if summary.errors:
+        raise CourseCommandError(
+            f"the grader failed on {summary.errors} entries (rows with status 'error'); fix the cause and run again: "
+            "only those entries are graded again"
+        )
 
 
 @main.command()

@@ -57,6 +57,7 @@ class SuitePlugin:
     def __init__(self, show_assertions: bool):
         self._show_assertions = show_assertions
         self.results: list[TestResult] = []
+        self.grader_error: GraderError | None = None  # the grader failed: no score may be given
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
@@ -70,6 +71,8 @@ class SuitePlugin:
         more than the grading itself.
         """
         error = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(error, GraderError) and self.grader_error is None:
+            self.grader_error = error
         skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
         if skipped:
             path, line, _ = item.location
@@ -137,6 +140,8 @@ def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+    if plugin.grader_error is not None:
+        raise GraderError(f"the grader failed while running {folder.name}: {plugin.grader_error}") from plugin.grader_error
     if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:
         raise GraderError(f"the suite {folder} did not run (pytest exit code {exit_code!r}); no score was given")
     return plugin.results

@@ -95,9 +95,10 @@ class Gradebook:
         self._connection.close()
 
     def already_graded(self, student: str, assignment: str, content_hash: str, grader_version: str) -> bool:
-        """Whether these exact bytes were graded by this grader version already."""
+        """Whether these exact bytes were graded by this grader version already (grader errors do not count)."""
         row = self._connection.execute(
-            "SELECT 1 FROM submissions WHERE student = ? AND assignment = ? AND content_hash = ? AND grader_version = ?",
+            "SELECT 1 FROM submissions WHERE student = ? AND assignment = ? AND content_hash = ? AND grader_version = ?"
+            " AND status = 'graded'",
             (student, assignment, content_hash, grader_version),
         ).fetchone()
         return row is not None

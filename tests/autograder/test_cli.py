@@ -169,7 +169,7 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
     db = tmp_path / "gradebook.sqlite3"
     graded = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
     assert graded.exit_code == 0, graded.output
-    assert "2 graded, 0 already graded (skipped), 0 errors" in graded.output
+    assert "2 graded, 0 already graded (skipped), 0 grader errors" in graded.output
 
     exported = run("gradebook", "--db", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
     assert exported.exit_code == 0, exported.output
@@ -211,3 +211,16 @@ def test_check_fails_every_question_of_the_stub_naming_not_implemented(stub_file
     assert len(lines) == len(HW1.questions)
     assert all(line.split()[0] == "FAIL" for line in lines)
     assert result.output.count("NotImplementedError") >= len(HW1.questions)
+
+
+def test_a_batch_the_grader_fails_on_exits_non_zero_and_is_retried(tmp_path, monkeypatch):
+    folder = tmp_path / "class"
+    (folder / "ada").mkdir(parents=True)
+    (folder / "ada" / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    db = tmp_path / "gradebook.sqlite3"
+    monkeypatch.setenv("ATTN_SANDBOX", "no-such-level")
+    failed = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
+    assert failed.exit_code != 0 and "grader failed on 1 entries" in failed.output
+    monkeypatch.delenv("ATTN_SANDBOX")
+    retried = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
+    assert retried.exit_code == 0 and "1 graded, 0 already graded" in retried.output

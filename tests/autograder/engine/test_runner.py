@@ -114,3 +114,17 @@ def test_a_suite_that_cannot_run_is_a_grader_error_not_a_zero(tmp_path):
     broken.write_text("def test_x(:\n", encoding="utf-8")
     with pytest.raises(GraderError, match="did not run"):
         run_suite([broken], FakeSubmission(), "TOL")
+
+
+def test_a_grader_error_inside_a_test_stops_the_run_instead_of_costing_points(tmp_path):
+    from autograder.errors import GraderError
+
+    suite = tmp_path / "test_grader_bug.py"
+    suite.write_text(
+        "import pytest\nfrom autograder.errors import GraderError\n\n"
+        "@pytest.mark.question('alpha')\ndef test_reference_rejects(submission):\n"
+        "    raise GraderError('the reference rejected the inputs')\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(GraderError, match="reference rejected"):
+        run_suite([suite], FakeSubmission(), "TOL")

@@ -219,3 +219,10 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path):
     expected = {f"w{k}-{index:04d}" for k in range(WRITERS) for index in range(ROWS_PER_WRITER)}
     assert students == expected
     assert _count(path) == WRITERS * ROWS_PER_WRITER
+
+
+def test_an_entry_the_grader_failed_on_is_graded_again(tmp_path):
+    failed = make_row(status="error", error="grader error: boom")
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        book.record(failed)
+        assert not book.already_graded(failed.student, failed.assignment, failed.content_hash, failed.grader_version)
