@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import linecache
 import os
-import shutil
 import signal
 import sys
 import traceback
@@ -56,8 +55,12 @@ EXIT_OK = 0
 #: The fork server's control messages: their largest size, and the pipes a ``fork`` carries.
 ZYGOTE_MESSAGE_BYTES = 4096
 ZYGOTE_FDS = 3
-#: The sandbox's private /tmp, emptied of a worker's files when it is finished.
-SANDBOX_TMP = "/tmp"
+#: The places in the sandbox a worker can write to, emptied when it is finished.
+SANDBOX_WRITABLE = ("/tmp", "/dev/shm")
+#: Mode that lets the owner list and empty a folder whatever its mode was.
+OWNER_ONLY_MODE = 0o700
+#: ``IPC_RMID``: the command that removes a System V IPC object.
+IPC_RMID = 0
 #: ``prctl`` option that asks for a signal when the parent dies.
 PR_SET_PDEATHSIG = 1
 
@@ -368,7 +371,6 @@ def _become_worker(config: dict, fds: list[int]) -> int:
     for standard in (1, 2):
         os.dup2(output_fd, standard)
     os.close(output_fd)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     apply_rlimits(config.get("rlimits", {}))
     drop_privileges(config.get("uid"), config.get("gid"))
     return Worker(Channel(in_fd, out_fd)).serve()
@@ -389,12 +391,70 @@ def _fork_worker(config: dict, fds: list[int], control) -> int:
     return pid
 
 
+def _empty_folder(top: str) -> None:
+    """Delete everything under ``top`` that this uid may delete, however deep or locked it is.
+
+    Folders are opened up (mode 0o700) before they are listed, and the walk keeps its own
+    stack, so neither a folder with mode 0o000 nor a very deep tree stops it.
+    """
+    stack, folders = [top], []
+    while stack:
+        folder = stack.pop()
+        if folder != top:
+            folders.append(folder)
+            try:
+                os.chmod(folder, OWNER_ONLY_MODE)
+            except OSError:
+                continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            else:
+                try:
+                    os.unlink(entry.path)
+                except OSError:
+                    pass
+    for folder in reversed(folders):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+
+
+def _remove_sysv_ipc() -> None:
+    """Remove every System V shared memory segment, semaphore set and message queue this uid owns."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    removers = {
+        "shm": lambda ident: libc.shmctl(ident, IPC_RMID, None),
+        "sem": lambda ident: libc.semctl(ident, 0, IPC_RMID),
+        "msg": lambda ident: libc.msgctl(ident, IPC_RMID, None),
+    }
+    for kind, remove in removers.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}") as listing:
+                rows = listing.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 1 and fields[1].isdigit():
+                remove(int(fields[1]))
+
+
 def _sweep(uid: int | None) -> None:
-    """Kill every process of the sandbox uid and delete its files in /tmp, as that uid.
+    """Kill every process of the sandbox uid and remove all it left, as that uid.
 
     The zygote itself keeps no right to signal other users; a short-lived child that
     becomes the sandbox uid does, and ``kill(-1)`` then reaches every process of that
-    uid but itself: the worker, its children, anything it left running.
+    uid but itself: the worker, its children, anything it left running. The same child
+    empties the writable places (the private /tmp and /dev/shm) and removes the System V
+    IPC objects, so nothing of one submission reaches the next.
     """
     if uid is None:
         return
@@ -406,15 +466,9 @@ def _sweep(uid: int | None) -> None:
                 os.kill(-1, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            for name in os.listdir(SANDBOX_TMP):
-                path = os.path.join(SANDBOX_TMP, name)
-                try:
-                    if os.path.isdir(path) and not os.path.islink(path):
-                        shutil.rmtree(path)
-                    else:
-                        os.unlink(path)
-                except OSError:
-                    pass
+            for folder in SANDBOX_WRITABLE:
+                _empty_folder(folder)
+            _remove_sysv_ipc()
         finally:
             os._exit(0)
     os.waitpid(pid, 0)

@@ -17,18 +17,36 @@ pytestmark = pytest.mark.skipif(
 )
 
 LEFTOVERS = '''
-import os, subprocess, time
+import ctypes, os, time
+IPC_PRIVATE, IPC_CREAT = 0, 0o1000
 def plant(tag):
     with open("/tmp/planted-" + tag, "w") as handle:
         handle.write("left by the previous student")
+    for mode in (0o500, 0o000):
+        locked = "/tmp/locked-%o" % mode
+        os.makedirs(locked + "/deep/er")
+        open(locked + "/deep/note", "w").close()
+        os.chmod(locked + "/deep", mode)
+        os.chmod(locked, mode)
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        open("/dev/shm/planted", "w").close()
+    libc = ctypes.CDLL(None)
+    libc.shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0o600)
+    libc.semget(IPC_PRIVATE, 1, IPC_CREAT | 0o600)
+    libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600)
     if os.fork() == 0:
         while True:
             time.sleep(0.05)
     return 1
+def _rows(kind):
+    with open("/proc/sysvipc/" + kind) as listing:
+        return len(listing.read().splitlines()) - 1
 def look():
-    names = os.listdir("/tmp")
+    shm = len(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else 0
     processes = [p for p in os.listdir("/proc") if p.isdigit()]
-    return len(names), len(processes)
+    return len(os.listdir("/tmp")), shm, _rows("shm") + _rows("sem") + _rows("msg"), len(processes)
+def planted_ipc():
+    return _rows("shm") + _rows("sem") + _rows("msg")
 '''
 
 
@@ -60,10 +78,13 @@ def test_workers_come_from_the_fork_server_and_run_unprivileged(forked):
 def test_nothing_of_one_student_reaches_the_next(forked):
     first = forked(LEFTOVERS)
     assert first.call("plant", "a") == 1
+    assert int(first.call("planted_ipc")) == 3, "the planting itself must work for this test to mean anything"
     first.close()
     second = forked(LEFTOVERS)
-    files, processes = (int(v) for v in second.call("look"))
+    files, shm_files, ipc_objects, processes = (int(v) for v in second.call("look"))
     assert files == 0, "the previous student's /tmp files were not swept"
+    assert shm_files == 0, "the previous student's /dev/shm files were not swept"
+    assert ipc_objects == 0, "the previous student's System V IPC objects survived"
     assert processes <= 3, "the previous student's background process survived"  # init, the server, this worker
 
 
