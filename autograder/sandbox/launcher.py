@@ -65,6 +65,8 @@ NOBODY_ID = 65534
 #: concurrent graders do not share an RLIMIT_NPROC count or signal each other's workers.
 SANDBOX_ID_BASE = 1_600_000_000
 SANDBOX_ID_SPAN = 1_000_000
+#: Files a worker may hold open: the protocol and numpy need a handful.
+MAX_OPEN_FILES = 64
 #: Extra seconds between the soft CPU limit (SIGXCPU) and the hard one (SIGKILL).
 CPU_HARD_GRACE_S = 1
 #: Smallest /tmp in the sandbox (a tmpfs of size 0 would be unlimited).
@@ -218,6 +220,7 @@ def rlimits(limits: Defaults, isolation: str) -> dict[str, list[int]]:
         "RLIMIT_NPROC": (processes,) * 2,
         "RLIMIT_FSIZE": (limits.max_file_size_mb * MIB,) * 2,
         "RLIMIT_CORE": (0, 0),
+        "RLIMIT_NOFILE": (MAX_OPEN_FILES,) * 2,  # bounds memory held in memfds and pipes, which RLIMIT_AS misses
     }
     return {name: _lowered(name, soft, hard) for name, (soft, hard) in wanted.items()}
 

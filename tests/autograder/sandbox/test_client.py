@@ -286,3 +286,10 @@ def test_a_function_that_keeps_hanging_is_not_run_again(sandbox):
         sub.call("hang", 1)
     assert time.monotonic() - started < TEST_LIMITS.call_timeout_s
     assert sub.call("ok", np.arange(3)).tolist() == [0, 1, 2]
+
+
+def test_open_files_are_bounded(sandbox):
+    if ISOLATION == launcher.NONE:
+        pytest.skip("the none level sets no limits")
+    sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n")
+    assert int(sub.call("hoard")) < launcher.MAX_OPEN_FILES
