@@ -414,7 +414,16 @@ def _detect(forced: str | None) -> str:
         return BWRAP
     if forced is not None:
         raise GraderError(f"{ISOLATION_ENV} must be one of none, rlimits, bwrap (got {forced!r})")
-    return BWRAP if bwrap_works() else _without_bwrap()
+    if bwrap_works():
+        return BWRAP
+    level = _without_bwrap()
+    if level == RLIMITS and os.geteuid() == 0:
+        raise GraderError(
+            "refusing to run student code as root: bwrap cannot run here and the unprivileged uid cannot run "
+            f"the interpreter ({python_executable()}); install bubblewrap, or put Python where other users can "
+            f"read it, or set {ISOLATION_ENV}=rlimits to accept root workers knowingly"
+        )
+    return level
 
 
 def detect_isolation() -> str:
@@ -423,7 +432,8 @@ def detect_isolation() -> str:
     Raises
     ------
     GraderError
-        When ``ATTN_SANDBOX`` names an unknown level, or ``bwrap`` cannot run.
+        When ``ATTN_SANDBOX`` names an unknown level, when ``bwrap`` is forced but cannot
+        run, or when nothing but root workers would be left (never chosen unasked).
     """
     return _detect(os.environ.get(ISOLATION_ENV) or None)
 

@@ -89,3 +89,16 @@ def test_private_dirs_of_dead_graders_are_removed(tmp_path, monkeypatch):
         folder.mkdir()
     launcher._remove_stale_private_dirs()
     assert not dead.exists() and living.exists() and unrelated.exists()
+
+
+def test_a_root_grader_never_falls_back_to_root_workers_unasked(monkeypatch):
+    monkeypatch.delenv(launcher.ISOLATION_ENV, raising=False)
+    monkeypatch.setattr(launcher, "bwrap_works", lambda: False)
+    monkeypatch.setattr(launcher, "uid_drop_works", lambda: False)
+    monkeypatch.setattr(launcher.os, "geteuid", lambda: 0)
+    launcher._detect.cache_clear()
+    try:
+        with pytest.raises(GraderError, match="refusing to run student code as root"):
+            launcher.detect_isolation()
+    finally:
+        launcher._detect.cache_clear()
