@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 #: Lines starting with these are IPython syntax, not Python.
 MAGIC_PREFIXES = ("%", "!", "?")
-#: A line ending like this asks IPython for help (``obj?``, ``obj??``).
-HELP_SUFFIX = "?"
+#: A line that asks IPython for help: ``obj?``, ``np.einsum??``.
+HELP_REQUEST = re.compile(r"[A-Za-z_][\w.]*\?{1,2}")
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 IMPORTS = (ast.Import, ast.ImportFrom)
@@ -52,9 +53,13 @@ def code_cells(notebook_text: str) -> list[str]:
 
 
 def _is_ipython_syntax(line: str) -> bool:
-    """Magics, shell escapes and help requests (``%timeit f()``, ``!pip install x``, ``np.einsum?``)."""
+    """Magics, shell escapes and help requests (``%timeit f()``, ``!pip install x``, ``np.einsum?``).
+
+    A help request is a whole line naming one object (dotted names allowed) followed by
+    ``?`` or ``??``; a comment or a docstring line that ends in a question mark is code.
+    """
     stripped = line.strip()
-    return stripped.startswith(MAGIC_PREFIXES) or stripped.endswith(HELP_SUFFIX)
+    return stripped.startswith(MAGIC_PREFIXES) or HELP_REQUEST.fullmatch(stripped) is not None
 
 
 def _without_magics(source: str) -> str:

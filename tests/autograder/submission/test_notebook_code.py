@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -200,3 +201,14 @@ def test_graded_functions_keep_their_helpers_but_not_plotting_code():
     source = gradable_source(cells, functions=("f",))
     assert "matplotlib" not in source and "def show" not in source
     assert run(source)["f"]([1.0])[0] == 2.0
+
+
+def test_comments_and_docstrings_ending_in_a_question_mark_are_code():
+    cell = (
+        "import numpy as np\n"
+        "def f(x):\n"
+        '    """Why subtract the max?\n    Because exp overflows."""\n'
+        "    z = x - np.max(x)  # is the shift needed?\n"
+        "    return z\n"
+    )
+    assert run(gradable_source([cell]))["f"](np.array([1.0, 3.0])).tolist() == [-2.0, 0.0]
