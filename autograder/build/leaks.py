@@ -8,6 +8,7 @@ lines (``return Z, A``) are too common to mean anything and are skipped.
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from autograder.build.markers import solution_code_lines
 
 #: Stripped lines shorter than this are not evidence of a leak.
 MIN_LEAK_LINE_CHARS = 24
+#: Reference modules that only demonstrate (the worked-example trace and its plots); the
+#: notebooks teach the same plotting idioms, which are no answer to any question.
+REFERENCE_DEMO_MODULES = ("trace.py",)
 #: Lines that are the public contract or boilerplate (signatures, imports, comments), never leaks.
 PUBLIC_LINE_PREFIXES = ("#", "import ", "from ", "def ", "class ", "@")
 
@@ -61,12 +65,21 @@ def forbidden_lines(solution_masters: list[str], hidden_tests: list[str], refere
     return forbidden
 
 
+def _readable_lines(name: str, text: str) -> list[str]:
+    """The lines a student reads: for a notebook, the lines of its cells, not of its JSON."""
+    if not name.endswith(".ipynb"):
+        return text.splitlines()
+    cells = json.loads(text).get("cells", [])
+    sources = ("".join(c.get("source", "")) if isinstance(c.get("source"), list) else c.get("source", "") for c in cells)
+    return [line for source in sources for line in source.splitlines()]
+
+
 def find_leaks(release_files: dict[str, str], forbidden: dict[str, str]) -> list[Leak]:
-    """Every release line that is a forbidden line."""
+    """Every release line (notebook cells included) that is a forbidden line."""
     return [
         Leak(name, number, line.strip(), forbidden[line.strip()])
         for name, text in sorted(release_files.items())
-        for number, line in enumerate(text.splitlines(), start=1)
+        for number, line in enumerate(_readable_lines(name, text), start=1)
         if line.strip() in forbidden
     ]
 
@@ -76,7 +89,7 @@ def project_forbidden_lines(solutions_dir: Path, hidden_dir: Path, reference_dir
     return forbidden_lines(
         _read_all(module_files),
         _read_all(sorted(hidden_dir.rglob("*.py"))),
-        _read_all(sorted(reference_dir.glob("*.py"))),
+        _read_all(sorted(p for p in reference_dir.glob("*.py") if p.name not in REFERENCE_DEMO_MODULES)),
     )
 
 

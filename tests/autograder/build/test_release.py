@@ -1,6 +1,7 @@
 """The committed releases are a fresh build, leak nothing, and the stubs are proper stubs."""
 
 import inspect
+import json
 import types
 
 import pytest
@@ -71,6 +72,16 @@ def test_leak_finder_catches_a_planted_line(source_kind, forbidden):
     release[module] += f"\n    {planted}\n"
     leaks = find_leaks(release, forbidden)
     assert [(leak.release_file, leak.source) for leak in leaks] == [(module, source_kind)]
+
+
+def test_leak_finder_reads_notebook_cells(forbidden):
+    planted = next(line for line, where in forbidden.items() if where == "solution code")
+    release = build_release(COURSE, IDS[0])
+    notebook_name = COURSE.assignment(IDS[0]).notebook
+    notebook = json.loads(release[notebook_name])
+    notebook["cells"][-1]["source"] = ["x = 1\n", f"    {planted}\n"]
+    release[notebook_name] = json.dumps(notebook)
+    assert [(leak.release_file, leak.source) for leak in find_leaks(release, forbidden)] == [(notebook_name, "solution code")]
 
 
 @pytest.mark.parametrize("assignment_id", IDS)
