@@ -147,13 +147,29 @@ def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
 
 
+SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
+NOT_SUBMISSIONS = ("__pycache__",)
+
+
+def _looks_like_a_submission(path: Path) -> bool:
+    if path.is_dir():
+        return any(p.suffix in (".py", ".ipynb") for p in path.rglob("*"))
+    return path.suffix in SUBMISSION_SUFFIXES
+
+
 def _is_class_folder(path: Path, assignment) -> bool:
-    """A folder of several students' entries, rather than one student's folder."""
+    """A folder of several students' entries, rather than one student's folder.
+
+    One student's folder holds the assignment's module or notebook, or a single
+    submission-like entry; ``__pycache__`` and hidden entries are not submissions.
+    """
     if not path.is_dir() or (path / assignment.module).exists() or (path / assignment.notebook).exists():
         return False
-    children = [p for p in path.iterdir() if not p.name.startswith(".")]
-    sources = [p for p in children if p.suffix in (".py", ".ipynb")]
-    return any(p.is_dir() or p.suffix == ".zip" for p in children) or len(sources) > 1
+    entries = [
+        p for p in path.iterdir()
+        if not p.name.startswith(".") and p.name not in NOT_SUBMISSIONS and _looks_like_a_submission(p)
+    ]
+    return len(entries) > 1 or any(p.is_dir() or p.suffix == ".zip" for p in entries)
 
 
 @main.command()
@@ -165,8 +181,10 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
 @click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
+@click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
+              help="When one submission was handed in (with time zone), for the late policy. A class folder uses file times.")
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch) -> None:
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
@@ -184,7 +202,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     from autograder.grade.report import FORMATTERS
 
     try:
-        result = grade_submission(course, assignment.id, submission)
+        result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at)
     except GraderError as error:
         raise CourseCommandError(str(error)) from None
     text = FORMATTERS[output_format](result)

@@ -31,10 +31,19 @@ def student_name(path: Path) -> str:
 
 
 def _modified(path: Path) -> dt.datetime | None:
+    """When the entry was last changed: a file's time, or the newest time of a folder's files.
+
+    A folder's own time does not change when a file in it is rewritten in place.
+    """
     try:
-        return dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.timezone.utc)
+        if path.is_dir():
+            times = [p.stat().st_mtime for p in path.rglob("*") if p.is_file() and not p.is_symlink()]
+            stamp = max(times, default=path.stat().st_mtime)
+        else:
+            stamp = path.stat().st_mtime
     except OSError:
         return None
+    return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc)
 
 
 def list_entries(folder: Path) -> list[Entry]:

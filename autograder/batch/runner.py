@@ -9,6 +9,7 @@ are skipped unless ``regrade`` is set, so an interrupted batch resumes where it 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import selectors
@@ -21,8 +22,11 @@ from typing import Callable
 from autograder import __version__
 from autograder.batch.entries import Entry, content_hash, list_entries
 from autograder.gradebook.store import Gradebook, GradebookRow
+from autograder.paths import HIDDEN_TESTS_DIR
 
 
+#: Hex digits of the grading fingerprint kept in the gradebook.
+FINGERPRINT_CHARS = 12
 #: What a worker's answer carries besides its key; all of it is kept in the row's report.
 REPORT_KEYS = ("result", "gradescope", "text")
 
@@ -42,14 +46,26 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict) -> GradebookRow:
+def grading_fingerprint(course_file: Path, assignment_id: str) -> str:
+    """The grader version plus a hash of what decides a score: course.yml and the hidden tests.
+
+    It keys resumption: change the points, the due date, a tolerance or a hidden test, and
+    the next batch grades every entry again.
+    """
+    digest = hashlib.sha256(__version__.encode())
+    for path in [Path(course_file), *sorted((HIDDEN_TESTS_DIR / assignment_id).rglob("*.py"))]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"
+
+
+def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fingerprint: str) -> GradebookRow:
     """A gradebook row from a worker's answer: the result dictionary and its rendered reports."""
     result = answer["result"]
     return GradebookRow(
         student=entry.student,
         assignment=assignment,
         content_hash=digest,
-        grader_version=result["grader_version"],
+        grader_version=fingerprint,
         status="graded",
         score=result["score"],
         max_score=result["max_score"],
@@ -66,10 +82,10 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict) ->
     )
 
 
-def error_row(entry: Entry, assignment: str, digest: str, message: str, max_score: float) -> GradebookRow:
+def error_row(entry: Entry, assignment: str, digest: str, message: str, max_score: float, fingerprint: str) -> GradebookRow:
     """A row for an entry that could not be graded at all, with the reason."""
     return GradebookRow(
-        student=entry.student, assignment=assignment, content_hash=digest, grader_version=__version__,
+        student=entry.student, assignment=assignment, content_hash=digest, grader_version=fingerprint,
         status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),
         tests="[]", isolation="not started", days_late=0,
         submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
@@ -124,16 +140,17 @@ def grade_batch(
     assignment = course.assignment(assignment_id)
     entries = list_entries(folder)
     summary = BatchSummary(total=len(entries))
+    fingerprint = grading_fingerprint(course_file, assignment.id)
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:
             digest = content_hash(entry.path)
-            if not regrade and book.already_graded(entry.student, assignment.id, digest, __version__):
+            if not regrade and book.already_graded(entry.student, assignment.id, digest, fingerprint):
                 summary.skipped += 1
                 on_progress(None)
             else:
                 pending.append((entry, digest))
-        _run(pending, course_file, assignment, book, summary, jobs, on_progress)
+        _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress)
     return summary
 
 
@@ -147,7 +164,7 @@ def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progre
     on_progress(row)
 
 
-def _run(pending, course_file, assignment, book, summary, jobs, on_progress) -> None:
+def _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress) -> None:
     if not pending:
         return
     queue = list(reversed(pending))
@@ -165,12 +182,14 @@ def _run(pending, course_file, assignment, book, summary, jobs, on_progress) -> 
                 entry, digest = worker.current
                 if line:
                     answer = json.loads(line)
-                    row = (row_from_answer(entry, assignment.id, digest, answer) if "result" in answer
-                           else error_row(entry, assignment.id, digest, answer["error"], assignment.max_points))
+                    row = (row_from_answer(entry, assignment.id, digest, answer, fingerprint) if "result" in answer
+                           else error_row(entry, assignment.id, digest, answer["error"], assignment.max_points, fingerprint))
                 else:
                     selector.unregister(worker.process.stdout)
                     worker.close()
-                    row = error_row(entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points)
+                    row = error_row(
+                        entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points, fingerprint
+                    )
                     workers[workers.index(worker)] = worker = _GradingProcess(course_file, assignment.id)
                     selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
                 worker.current = None

@@ -21,7 +21,7 @@ from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.static_check import disallowed_imports, parse_source
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.sandbox.client import SandboxedSubmission
-from autograder.scoring import apply_penalties, score_questions
+from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 from autograder.submission import read_submission
 
 
@@ -105,7 +105,7 @@ def grade_submission(
         results = run_suite(test_files, worker, Tolerance(course.defaults.rtol, course.defaults.atol))
         isolation, output = worker.isolation, worker.captured_output
     questions = score_questions(assignment, results)
-    raw = round(sum(q.score for q in questions), 4)
+    raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
     penalties, days = _penalties(course, assignment, violations, submitted_at)
     return GradeResult(
         assignment_id=assignment.id,

@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 import attn_reference
-from autograder.errors import BadReturn, GraderError, StudentException, SubmissionError
+from autograder.errors import GraderError, StudentException, SubmissionError
 from autograder.inputs import materialize
 from autograder.mutants.catalog import Mutant, mutants_for
 
@@ -239,9 +239,10 @@ def diagnose(function: str, args: tuple, kwargs: dict, outcome, tol: Tolerance) 
     tuple of Mutant
         One per matching bug id (the first matching sub-variant), in catalog order. A mutant
         matches when its output has the student's structure and shapes and is close to it,
-        or when it raised and the student's call raised or returned garbage
-        (:class:`StudentException`, :class:`BadReturn`). Mutants that agree with the
-        reference on these inputs never match.
+        or when it raised and the student's call raised the same exception (a
+        :class:`StudentException` whose last traceback line is the mutant's
+        ``Type: message``). An unusable return value matches nothing. Mutants that agree
+        with the reference on these inputs never match.
     """
     reference = _run(_reference_function(function), args, kwargs)
     return _diagnose(function, args, kwargs, outcome, tol, reference)

@@ -38,9 +38,9 @@ def expect(condition: bool, student_message: str) -> None:
 def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", **kwargs):
     """Call ``function`` in the submission and require the reference's result.
 
-    A student exception or unusable return value is compared with the mutants too (some
-    known bugs raise on batched inputs); a timeout, crash or unimplemented stub propagates
-    as it is.
+    A student exception is compared with the mutants too (some known bugs raise on
+    batched inputs) and an unusable return value is reported as a mismatch; a timeout,
+    crash or unimplemented stub propagates as it is.
 
     Returns
     -------

@@ -14,6 +14,10 @@ from autograder.scoring import QuestionScore
 
 #: Gradescope shows a test as visible to the student immediately.
 VISIBLE = "visible"
+#: Characters of a failure message kept in a JUnit ``message`` attribute (the element text has all).
+JUNIT_MESSAGE_CHARS = 200
+#: Decimals of execution times in machine-readable reports.
+TIME_DECIMALS = 3
 
 
 def _points(value: float) -> str:
@@ -100,7 +104,7 @@ def to_dict(result: GradeResult) -> dict:
         "days_late": result.days_late,
         "diagnoses": result.diagnoses,
         "isolation": result.isolation,
-        "execution_time": round(result.execution_time, 3),
+        "execution_time": round(result.execution_time, TIME_DECIMALS),
         "grader_version": result.grader_version,
         "questions": [_question_dict(q) for q in result.questions],
         "student_output": result.student_output,
@@ -136,7 +140,7 @@ def to_gradescope_dict(result: GradeResult) -> dict:
         )
     return {
         "score": result.score,
-        "execution_time": round(result.execution_time, 3),
+        "execution_time": round(result.execution_time, TIME_DECIMALS),
         "output": "\n".join(_summary_lines(result)),
         "visibility": VISIBLE,
         "stdout_visibility": "hidden",
@@ -165,11 +169,11 @@ def to_junit(result: GradeResult) -> str:
         for t in q.tests:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
             if not t.passed:
-                failure = ElementTree.SubElement(case, "failure", message=t.message[:200], type=t.kind or "failed")
+                failure = ElementTree.SubElement(case, "failure", message=t.message[:JUNIT_MESSAGE_CHARS], type=t.kind or "failed")
                 failure.text = "\n".join([t.message, *[f"[{d.id}] {d.hint}" for d in t.diagnoses]])
         if result.load_error:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
-            ElementTree.SubElement(case, "error", message=result.load_error[:200]).text = result.load_error
+            ElementTree.SubElement(case, "error", message=result.load_error[:JUNIT_MESSAGE_CHARS]).text = result.load_error
     return ElementTree.tostring(root, encoding="unicode") + "\n"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autograder.scoring import QuestionScore
 
@@ -33,7 +33,6 @@ class GradeResult:
     execution_time: float = 0.0
     grader_version: str = ""
     days_late: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def diagnoses(self) -> list[str]:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from autograder.gradebook.store import GradebookRow
+from autograder.scoring import SCORE_DECIMALS
 
 #: Hex digits of the hash that keeps changed names apart.
 NAME_HASH_CHARS = 8
@@ -31,7 +32,7 @@ def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dic
         record = students.setdefault(row.student, {"student": row.student, **{a: None for a in assignment_ids}})
         record[row.assignment] = row.score
     for record in students.values():
-        record["total"] = round(sum(record[a] or 0.0 for a in assignment_ids), 4)
+        record["total"] = round(sum(record[a] or 0.0 for a in assignment_ids), SCORE_DECIMALS)
     return [students[name] for name in sorted(students)]
 
 

@@ -24,7 +24,10 @@ _enabled = False
 
 
 def keep_spares(enabled: bool = True) -> None:
-    """Turn starting a spare after each take on or off (off also stops the spares there are)."""
+    """Turn batch mode on or off: a fork server (or a spare after each take) readies the next worker.
+
+    Off also stops the spares and fork servers there are.
+    """
     global _enabled
     _enabled = enabled
     if not enabled:

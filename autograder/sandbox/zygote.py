@@ -5,8 +5,9 @@ submission. The fork server pays it once: it starts under bwrap like any worker,
 numpy, and then forks a fresh worker for each submission. Each forked worker confines
 itself exactly like a started one (rlimits, the unprivileged sandbox uid, no capabilities)
 before it reads any student code. When a submission is finished, the server sweeps the
-sandbox uid clean: every process of that uid is killed and its files in the private /tmp
-are deleted, so nothing of one student reaches the next. The server never runs student
+sandbox uid clean: every process of that uid is killed, the writable places (the private
+/tmp and /dev/shm) are emptied however their folders were locked, and the System V IPC
+objects are removed, so nothing of one student reaches the next. The server never runs student
 code itself, and a worker cannot signal or trace it (another uid, no capabilities).
 """
 

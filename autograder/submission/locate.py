@@ -92,7 +92,10 @@ def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str
     data = _read_limited(path)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in archive.infolist() if not m.is_dir() and "__MACOSX" not in m.filename]
+        members = [
+            m for m in archive.infolist()
+            if not m.is_dir() and "__MACOSX" not in m.filename and not _hidden(PurePosixPath(m.filename))
+        ]
     except zipfile.BadZipFile:
         raise LoadFailed(f"{shown(path.name)} is not a valid zip file") from None
     if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_UNPACKED_BYTES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import shutil
 import subprocess
@@ -224,3 +225,27 @@ def test_a_batch_the_grader_fails_on_exits_non_zero_and_is_retried(tmp_path, mon
     monkeypatch.delenv("ATTN_SANDBOX")
     retried = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
     assert retried.exit_code == 0 and "1 graded, 0 already graded" in retried.output
+
+
+def test_one_students_folder_with_a_cache_is_not_a_class(tmp_path):
+    from autograder.cli import _is_class_folder
+
+    student = tmp_path / "student"
+    (student / "__pycache__").mkdir(parents=True)
+    (student / "__pycache__" / "my_work.cpython-311.pyc").write_bytes(b"\0")
+    (student / "my_work.py").write_text("x = 1\n", encoding="utf-8")
+    (student / "data").mkdir()
+    assert not _is_class_folder(student, HW1)
+    classroom = tmp_path / "class"
+    (classroom / "ada").mkdir(parents=True)
+    (classroom / "ada" / "work.py").write_text("x = 1\n", encoding="utf-8")
+    (classroom / "ben.py").write_text("x = 1\n", encoding="utf-8")
+    assert _is_class_folder(classroom, HW1)
+
+
+def test_the_late_policy_applies_to_one_submission_given_its_time(tmp_path):
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION, encoding="utf-8")
+    late = (HW1.due + dt.timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%S%z")
+    result = run("grade", HW1.id, path, "--format", "json", "--submitted-at", late)
+    assert result.exit_code == 0 and json.loads(result.output)["days_late"] == 3

@@ -38,7 +38,10 @@ sizes = st.integers(1, 5)
 
 def _close(actual, expected, dtype):
     rtol, atol = (FLOAT32_RTOL, FLOAT32_ATOL) if dtype == np.float32 else (RTOL, ATOL)
-    for a, e in zip(actual if isinstance(actual, tuple) else (actual,), expected if isinstance(expected, tuple) else (expected,)):
+    actual_parts = actual if isinstance(actual, tuple) else (actual,)
+    expected_parts = expected if isinstance(expected, tuple) else (expected,)
+    assert len(actual_parts) == len(expected_parts)
+    for a, e in zip(actual_parts, expected_parts):
         assert np.asarray(a).dtype == np.asarray(e).dtype
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 

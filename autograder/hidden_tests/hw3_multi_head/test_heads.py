@@ -38,6 +38,7 @@ def test_merge_inverts_split(submission, tol):
     """merge_heads(split_heads(X)) gives X back, computed with your own two functions."""
     X = _x(84, (2, 5, 12))
     split_x = submission.call("split_heads", X, 3)
+    expect(isinstance(split_x, np.ndarray) and split_x.shape == (2, 3, 5, 4), "split_heads(X, 3) of a (2, 5, 12) X should have shape (2, 3, 5, 4)")
     merged = submission.call("merge_heads", split_x)
     expect(isinstance(merged, np.ndarray) and merged.shape == X.shape, f"merge_heads(split_heads(X)) should have shape {X.shape}")
     expect(bool(np.allclose(merged, X, rtol=tol.rtol, atol=tol.atol)), "merge_heads(split_heads(X)) should give X back")

@@ -200,3 +200,15 @@ def test_a_file_and_a_folder_of_the_same_student_name_stay_apart(tmp_path):
     (tmp_path / "ada.py").write_text("x = 1\n", encoding="utf-8")
     (tmp_path / "ada").mkdir()
     assert sorted(entry.student for entry in list_entries(tmp_path)) == ["ada", "ada.py"]
+
+
+def test_a_folder_entry_is_as_late_as_its_newest_file(tmp_path):
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    work = folder / "scaled_attention.py"
+    work.write_text("x = 1\n", encoding="utf-8")
+    early, late = 1_700_000_000, 1_800_000_000
+    os.utime(work, (late, late))
+    os.utime(folder, (early, early))
+    (entry,) = list_entries(tmp_path)
+    assert entry.submitted_at == dt.datetime.fromtimestamp(late, tz=dt.timezone.utc)

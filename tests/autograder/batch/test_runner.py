@@ -255,3 +255,15 @@ def test_a_grading_process_that_dies_costs_only_its_entry(tmp_path, fake_worker)
     assert "does not parse" in rows["nia"].error
     assert rows["ada"].score == FULL
     assert (summary.graded, summary.errors) == (3, 2)
+
+
+def test_changing_course_settings_regrades_everything(tmp_path):
+    from autograder.batch.runner import grading_fingerprint
+    from autograder.config import DEFAULT_COURSE_FILE
+
+    course_file = tmp_path / "course.yml"
+    course_file.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    before = grading_fingerprint(course_file, "hw1_scaled_attention")
+    assert grading_fingerprint(course_file, "hw1_scaled_attention") == before
+    course_file.write_text(course_file.read_text(encoding="utf-8").replace("penalty_per_day: 0.10", "penalty_per_day: 0.20"), encoding="utf-8")
+    assert grading_fingerprint(course_file, "hw1_scaled_attention") != before

@@ -252,3 +252,11 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(LoadFailed, match="not a regular file"):
         read_submission(fifo, "scaled_attention.py", "scaled_attention.ipynb")
+
+
+def test_checkpoint_copies_inside_a_zip_are_ignored(tmp_path):
+    archive = tmp_path / "work.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("work/my_work.ipynb", json.dumps({"cells": []}))
+        handle.writestr("work/.ipynb_checkpoints/my_work-checkpoint.ipynb", json.dumps({"cells": []}))
+    assert read_submission(archive, "scaled_attention.py", "scaled_attention.ipynb").kind == "notebook"
