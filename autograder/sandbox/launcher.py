@@ -333,9 +333,8 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
     Only for a root grader, where each forked worker drops to the sandbox uid (so the
     fork server can sweep away everything a finished worker left behind).
     """
-    executable = bwrap_executable()
-    if executable is None or os.geteuid() != 0:
-        raise GraderError("the fork server needs bwrap and a root grader")
+    if os.geteuid() != 0:
+        raise GraderError("the fork server needs a root grader")
     config = {
         "zygote": True,
         "control": control_fd,
@@ -343,21 +342,25 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
         "uid": sandbox_id(),
         "gid": sandbox_id(),
     }
+    return _bwrapped_worker(limits, config)
+
+
+def _bwrapped_worker(limits: Defaults, config: dict) -> list[str]:
+    """The argv that runs worker.py with ``config`` inside a bwrap sandbox."""
+    executable = bwrap_executable()
+    if executable is None:
+        raise GraderError("bwrap isolation requested but no bwrap executable was found")
     script = f"{SANDBOX_ROOT}/worker/worker.py"
     return [executable, *bwrap_arguments(limits), python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
 
 
 def worker_command(limits: Defaults, isolation: str, in_fd: int, out_fd: int) -> list[str]:
     """The argv that starts the worker at ``isolation``, talking on ``in_fd``/``out_fd``."""
-    config = json.dumps(_worker_config(limits, isolation, in_fd, out_fd))
+    config = _worker_config(limits, isolation, in_fd, out_fd)
     if isolation == BWRAP:
-        executable = bwrap_executable()
-        if executable is None:
-            raise GraderError("bwrap isolation requested but no bwrap executable was found")
-        script = f"{SANDBOX_ROOT}/worker/worker.py"
-        return [executable, *bwrap_arguments(limits), python_executable(), *PYTHON_FLAGS, script, config]
+        return _bwrapped_worker(limits, config)
     script = os.path.join(private_dir(), "worker", "worker.py")
-    return [python_executable(), *PYTHON_FLAGS, script, config]
+    return [python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
 
 
 # --- choosing a level -------------------------------------------------------------------
@@ -539,12 +542,7 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the worker's whole process group (and with it the sandbox), then reap it."""
-        if self.popen.returncode is None:
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.popen.wait(timeout=REAP_TIMEOUT_S)
+        kill_session(self.popen)
 
     def exit_status(self, timeout: float) -> int | None:
         """The exit status once the process ended within ``timeout`` seconds, else None."""
@@ -556,11 +554,21 @@ class WorkerProcess:
     def close_pipes(self) -> None:
         """Close the grader's ends of the request and response pipes, and the output pipe."""
         for fd in (self.request_fd, self.response_fd):
-            _close_quietly(fd)
+            close_quietly(fd)
         self.popen.stdout.close()
 
 
-def _close_quietly(fd: int) -> None:
+def kill_session(popen: subprocess.Popen) -> None:
+    """SIGKILL the process group a process leads (it was started in a new session), then reap it."""
+    if popen.returncode is None:
+        try:
+            os.killpg(popen.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    popen.wait(timeout=REAP_TIMEOUT_S)
+
+
+def close_quietly(fd: int) -> None:
     try:
         os.close(fd)
     except OSError:

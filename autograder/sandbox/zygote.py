@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
-from autograder.sandbox.launcher import BWRAP, REAP_TIMEOUT_S, WORKER_ENV, zygote_command
+from autograder.sandbox.launcher import BWRAP, WORKER_ENV, close_quietly, kill_session, zygote_command
 
 #: Seconds the grader waits for the server's answer to one request.
 ZYGOTE_ANSWER_TIMEOUT_S = 20.0
@@ -99,12 +98,7 @@ class Zygote:
 
     def close(self) -> None:
         """Kill the whole sandbox and reap it."""
-        if self.alive():
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.popen.wait(timeout=REAP_TIMEOUT_S)
+        kill_session(self.popen)
         self.control.close()
 
 
@@ -143,7 +137,4 @@ class ForkedWorker:
 
     def close_pipes(self) -> None:
         for fd in (self.request_fd, self.response_fd, self.output_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            close_quietly(fd)
