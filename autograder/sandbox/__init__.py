@@ -8,9 +8,21 @@
     Isolation levels, the worker's command line, limits, and killing it.
 :mod:`~autograder.sandbox.client`
     :class:`SandboxedSubmission`, the grader-side handle tests call into.
+
+The names below are loaded on first use, so that starting a worker early (see
+:func:`autograder.sandbox.spares.prestart`) does not wait for numpy to import.
 """
 
-from autograder.sandbox.client import SandboxedSubmission
-from autograder.sandbox.launcher import ISOLATION_LEVELS, detect_isolation
-
 __all__ = ["ISOLATION_LEVELS", "SandboxedSubmission", "detect_isolation"]
+
+
+def __getattr__(name: str):
+    if name == "SandboxedSubmission":
+        from autograder.sandbox.client import SandboxedSubmission
+
+        return SandboxedSubmission
+    if name in ("ISOLATION_LEVELS", "detect_isolation"):
+        from autograder.sandbox import launcher
+
+        return getattr(launcher, name)
+    raise AttributeError(name)

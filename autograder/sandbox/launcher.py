@@ -26,6 +26,7 @@ The environment variable ``ATTN_SANDBOX=none|rlimits|bwrap`` forces a level.
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import json
 import os
 import shutil
@@ -115,10 +116,11 @@ def python_executable() -> str:
 
 
 def numpy_dirs() -> dict[str, str]:
-    """``{"numpy": path, "numpy.libs": path}`` for the numpy the grader uses."""
-    import numpy
-
-    site = Path(numpy.__file__).resolve().parent.parent
+    """``{"numpy": path, "numpy.libs": path}`` for the numpy the grader uses (found, not imported)."""
+    spec = importlib.util.find_spec("numpy")
+    if spec is None or spec.origin is None:
+        raise GraderError("numpy is not installed for the grader's Python")
+    site = Path(spec.origin).resolve().parent.parent
     return {name: str(site / name) for name in _NUMPY_DIRS if (site / name).is_dir()}
 
 
