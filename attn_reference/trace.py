@@ -100,8 +100,10 @@ def write_heatmap(example: WorkedExample, path) -> None:
         ax.set_yticks(range(len(TOKENS)), TOKENS)
         ax.set_xlabel("key")
         ax.set_ylabel("query")
+        middle = (values.min() + values.max()) / 2
         for (i, j), value in np.ndenumerate(values):
-            ax.text(j, i, f"{value:.{DECIMALS}f}", ha="center", va="center", color="white")
+            colour = "black" if value > middle else "white"  # readable on both ends of viridis
+            ax.text(j, i, f"{value:.{DECIMALS}f}", ha="center", va="center", color=colour)
         fig.colorbar(image, ax=ax, fraction=0.046)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
