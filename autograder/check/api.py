@@ -12,14 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config import Course
-from autograder.engine import run_suite
-from autograder.errors import GraderError, LoadFailed
-from autograder.grade.compare import Tolerance
-from autograder.grade.static_check import parse_source
+from autograder.errors import GraderError
+from autograder.grade.run import run_on_submission
 from autograder.paths import ASSIGNMENTS_DIR, public_tests_name
-from autograder.sandbox.client import SandboxedSubmission
 from autograder.scoring import QuestionScore, score_questions
-from autograder.submission import read_submission
 
 
 @dataclass(frozen=True)
@@ -61,20 +57,9 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     started = time.perf_counter()
     assignment = course.assignment(assignment_id)
     tests = public_test_file(course, assignment_id, releases_dir)
-    empty = tuple(score_questions(assignment, []))
-    try:
-        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
-        parse_source(source.source, source.origin)
-    except LoadFailed as error:
-        return CheckReport(assignment.id, Path(path).name, empty, error.student_message, time.perf_counter() - started)
-    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
-        try:
-            worker.start()
-        except LoadFailed as error:
-            return CheckReport(assignment.id, source.origin, empty, error.student_message, time.perf_counter() - started)
-        results = run_suite([tests], worker, Tolerance(course.defaults.rtol, course.defaults.atol), show_assertions=True)
-    questions = tuple(score_questions(assignment, results))
-    return CheckReport(assignment.id, source.origin, questions, None, time.perf_counter() - started)
+    run = run_on_submission(course, assignment, Path(path), [tests], show_assertions=True)
+    questions = tuple(score_questions(assignment, run.results))
+    return CheckReport(assignment.id, run.origin, questions, run.load_error, time.perf_counter() - started)
 
 
 def format_check(report: CheckReport) -> str:

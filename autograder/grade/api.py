@@ -1,8 +1,7 @@
 """``grade_submission``: one submission in, one :class:`GradeResult` out.
 
-The steps, in order: read the files (no code runs), parse and check imports, start the
-sandboxed worker (the submission is imported there, never here), run the hidden suite
-with a proxy to the worker, score, apply penalties.
+The steps, in order: run the hidden suite against the submission in the sandbox
+(:func:`autograder.grade.run.run_on_submission`), check its imports, score, apply penalties.
 """
 
 from __future__ import annotations
@@ -13,16 +12,13 @@ from pathlib import Path
 
 from autograder import __version__
 from autograder.config import Assignment, Course
-from autograder.engine import run_suite
-from autograder.errors import GraderError, LoadFailed
-from autograder.grade.compare import Tolerance
+from autograder.errors import GraderError
 from autograder.grade.late import late_fraction
 from autograder.grade.result import GradeResult, Penalty
-from autograder.grade.static_check import disallowed_imports, parse_source
+from autograder.grade.run import run_on_submission
+from autograder.grade.static_check import disallowed_imports
 from autograder.paths import HIDDEN_TESTS_DIR
-from autograder.sandbox.client import SandboxedSubmission
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
-from autograder.submission import read_submission
 
 
 def hidden_test_files(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
@@ -84,40 +80,28 @@ def grade_submission(
     """
     started = time.perf_counter()
     assignment = course.assignment(assignment_id)
-    test_files = hidden_test_files(assignment, tests_dir)
-    origin = Path(path).name
-    try:
-        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
-        origin = source.origin
-        tree = parse_source(source.source, source.origin)
-    except LoadFailed as error:
-        return _not_loaded(assignment, origin, error.student_message, started)
-    violations = disallowed_imports(tree, course.defaults.allowed_imports)
+    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir))
+    violations = disallowed_imports(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
-    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
-        try:
-            worker.start()
-        except LoadFailed as error:
-            return _not_loaded(
-                assignment, origin, error.student_message, started,
-                isolation=worker.isolation, student_output=worker.captured_output, import_violations=violation_names,
-            )
-        results = run_suite(test_files, worker, Tolerance(course.defaults.rtol, course.defaults.atol))
-        isolation, output = worker.isolation, worker.captured_output
-    questions = score_questions(assignment, results)
+    if run.load_error is not None:
+        return _not_loaded(
+            assignment, run.origin, run.load_error, started,
+            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names,
+        )
+    questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
     penalties, days = _penalties(course, assignment, violations, submitted_at)
     return GradeResult(
         assignment_id=assignment.id,
-        origin=origin,
+        origin=run.origin,
         questions=tuple(questions),
         max_score=assignment.max_points,
         raw_score=raw,
         score=apply_penalties(raw, [p.fraction for p in penalties]),
         penalties=tuple(penalties),
         import_violations=violation_names,
-        isolation=isolation,
-        student_output=output,
+        isolation=run.isolation,
+        student_output=run.student_output,
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
         days_late=days,

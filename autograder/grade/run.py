@@ -1,0 +1,57 @@
+"""Run a suite against one submission in the sandbox: the sequence ``check`` and ``grade`` share.
+
+Read the files (no code runs), parse them, start the sandboxed worker (the submission is
+imported there, never here), run the suite with a proxy to the worker. Every failure of
+the submission becomes a ``load_error``; only grader failures raise.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.config import Assignment, Course
+from autograder.engine import TestResult, run_suite
+from autograder.errors import LoadFailed
+from autograder.grade.compare import Tolerance
+from autograder.grade.static_check import parse_source
+from autograder.sandbox.client import SandboxedSubmission
+from autograder.submission import read_submission
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """What running a suite against a submission produced."""
+
+    origin: str
+    tree: ast.Module | None = None  # None when the files could not be read or parsed
+    load_error: str | None = None
+    results: list[TestResult] = field(default_factory=list)
+    isolation: str = "not started"
+    student_output: str = ""
+
+
+def run_on_submission(
+    course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, show_assertions: bool = False
+) -> SuiteRun:
+    """Run ``test_files`` against the submission at ``path``.
+
+    Raises
+    ------
+    GraderError
+        Only when the grader itself cannot run.
+    """
+    try:
+        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
+        tree = parse_source(source.source, source.origin)
+    except LoadFailed as error:
+        return SuiteRun(origin=Path(path).name, load_error=error.student_message)
+    tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)
+    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
+        try:
+            worker.start()
+        except LoadFailed as error:
+            return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output)
+        results = run_suite(test_files, worker, tolerance, show_assertions=show_assertions)
+        return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output)
