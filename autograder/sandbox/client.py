@@ -16,6 +16,7 @@ import functools
 import os
 import select
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,6 +46,8 @@ MAX_SOURCE_BYTES = 8 * protocol.MIB
 #: After this many timeouts of one function, further calls to it fail at once: a hang costs
 #: its tests, not the whole submission's time budget.
 MAX_TIMEOUTS_PER_FUNCTION = 2
+#: Longest label of an argument or a returned kind taken from the worker.
+MAX_LABEL_CHARS = 64
 #: Longest message taken from the worker into a student-facing error.
 MAX_STUDENT_MESSAGE_CHARS = 8000
 #: Largest single read from a pipe.
@@ -167,6 +170,50 @@ class _Link:
         return protocol.read_message(lambda size: self.read_exact(size, deadline), RESPONSE_LIMITS)
 
 
+@dataclass(frozen=True)
+class CallOutcome:
+    """What one call into the submission did.
+
+    Attributes
+    ----------
+    result : ndarray or tuple of ndarray
+        The converted return value.
+    mutated : tuple of str
+        Array arguments the call changed in place: a position (``"0"``), a keyword
+        (``"mask"``), or a path into a tuple argument (``"1.0"``).
+    container : str or None
+        ``"tuple"`` or ``"list"`` when the function returned one, else None.
+    parts : tuple of str
+        The kind of each returned object: ``"ndarray"``, ``"numpy_scalar"``,
+        ``"python_scalar"``, ``"list"``, or another type's name.
+    """
+
+    result: np.ndarray | tuple[np.ndarray, ...]
+    mutated: tuple[str, ...] = ()
+    container: str | None = None
+    parts: tuple[str, ...] = ("ndarray",)
+
+    @classmethod
+    def from_report(cls, result, observed) -> "CallOutcome":
+        """Build from the worker's ``observed`` header (validated: it is the worker's word).
+
+        Raises
+        ------
+        protocol.ProtocolError
+            When the report is malformed.
+        """
+        if not isinstance(observed, dict):
+            raise protocol.ProtocolError("a call response lacks its observations")
+        mutated, returned = observed.get("mutated"), observed.get("returned")
+        if not isinstance(mutated, list) or not all(isinstance(m, str) for m in mutated) or not isinstance(returned, dict):
+            raise protocol.ProtocolError("malformed call observations")
+        container, parts = returned.get("container"), returned.get("parts")
+        if container not in (None, "tuple", "list") or not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+            raise protocol.ProtocolError("malformed description of the returned value")
+        return cls(result, tuple(m[:MAX_LABEL_CHARS] for m in mutated[: protocol.MAX_ARRAYS]),
+                   container, tuple(p[:MAX_LABEL_CHARS] for p in parts[: protocol.MAX_ARRAYS]))
+
+
 def _seed_of(value) -> int | None:
     return value.seed if isinstance(value, RngSeed) else None
 
@@ -248,15 +295,20 @@ class SandboxedSubmission:
             raise LoadFailed(error.student_message) from None
 
     def call(self, function: str, *args, **kwargs) -> np.ndarray | tuple[np.ndarray, ...]:
-        """Call ``function(*args, **kwargs)`` in the worker.
+        """``call_observed(...).result``: the result of ``function(*args, **kwargs)`` in the worker."""
+        return self.call_observed(function, *args, **kwargs).result
+
+    def call_observed(self, function: str, *args, **kwargs) -> CallOutcome:
+        """Call ``function(*args, **kwargs)`` in the worker; return its result and what else it did.
 
         Arguments may be ndarrays, numpy scalars, None, bool, int, float, str, tuples and
         lists of these, and :class:`~autograder.inputs.RngSeed`.
 
         Returns
         -------
-        ndarray or tuple of ndarray
-            Plain arrays of bool, int or float values (0-d for scalars).
+        CallOutcome
+            The result as plain arrays of bool, int or float values (0-d for scalars),
+            the arguments the call modified in place, and the kind of object it returned.
 
         Raises
         ------
@@ -284,7 +336,8 @@ class SandboxedSubmission:
             self._timeouts[function] = self._timeouts.get(function, 0) + 1
             raise
         try:
-            return protocol.decode_result(message.header.get("result"), message.arrays)
+            result = protocol.decode_result(message.header.get("result"), message.arrays)
+            return CallOutcome.from_report(result, message.header.get("observed"))
         except protocol.ProtocolError as error:
             self._kill()
             raise WorkerCrashed(f"the worker sent a malformed result for {function}() ({error}); it was restarted") from None

@@ -205,6 +205,51 @@ def convert_result(value) -> np.ndarray | tuple[np.ndarray, ...]:
     return as_numeric_array(value, "the return value")
 
 
+# --- what a call did besides returning ------------------------------------------------------
+
+
+def _labelled_arrays(args: tuple, kwargs: dict):
+    """``(label, array)`` for every array argument: ``"0"``, ``"1.2"`` (inside a tuple), ``"mask"``."""
+    stack = [(str(i), value) for i, value in enumerate(args)] + [(str(k), v) for k, v in kwargs.items()]
+    while stack:
+        label, value = stack.pop()
+        if isinstance(value, np.ndarray):
+            yield label, value
+        elif isinstance(value, (tuple, list)):
+            stack += [(f"{label}.{i}", item) for i, item in enumerate(value)]
+
+
+def input_snapshots(args: tuple, kwargs: dict) -> dict[str, np.ndarray]:
+    """A private copy of every array argument, taken before the student's code sees it."""
+    return {label: array.copy() for label, array in _labelled_arrays(args, kwargs)}
+
+
+def modified_inputs(before: dict[str, np.ndarray], args: tuple, kwargs: dict) -> list[str]:
+    """Labels of the array arguments whose shape or values the call changed in place."""
+    after = dict(_labelled_arrays(args, kwargs))
+    return sorted(
+        label for label, copy in before.items()
+        if label in after and not np.array_equal(copy, after[label], equal_nan=copy.dtype.kind in "fc")
+    )
+
+
+def _kind(value) -> str:
+    if isinstance(value, np.ndarray):
+        return "ndarray"
+    if isinstance(value, np.generic):
+        return "numpy_scalar"
+    if isinstance(value, (bool, int, float)):
+        return "python_scalar"
+    return type(value).__name__[:MAX_QUOTE_CHARS]
+
+
+def returned_kinds(value) -> dict:
+    """What kind of object came back: ``{"container": "tuple"|"list"|None, "parts": [kind, ...]}``."""
+    if isinstance(value, (tuple, list)):
+        return {"container": type(value).__name__, "parts": [_kind(v) for v in value][: protocol.MAX_ARRAYS]}
+    return {"container": None, "parts": [_kind(value)]}
+
+
 # --- the student's module ----------------------------------------------------------------
 
 
@@ -258,7 +303,13 @@ class Submission:
         return found
 
     def call(self, name: str, args: tuple, kwargs: dict):
-        """Call ``name(*args, **kwargs)`` and convert the result.
+        """Call ``name(*args, **kwargs)``, convert the result and say what the call did.
+
+        Returns
+        -------
+        (result, observed)
+            The converted result, and :func:`observe_call`'s account of the inputs it
+            modified and the kind of object it returned.
 
         Raises
         ------
@@ -266,6 +317,7 @@ class Submission:
             ``not_implemented``, ``exception``, ``bad_return`` or ``missing_function``.
         """
         function = self.function(name)
+        before = input_snapshots(args, kwargs)
         try:
             value = function(*args, **kwargs)
         except NotImplementedError as error:
@@ -276,7 +328,7 @@ class Submission:
         except BaseException as error:  # noqa: BLE001 - the student's exception, reported
             raise Failure(protocol.KIND_EXCEPTION, student_traceback(error, self.filename), type(error).__name__) from None
         try:
-            return convert_result(value)
+            return convert_result(value), {"mutated": modified_inputs(before, args, kwargs), "returned": returned_kinds(value)}
         except Failure:
             raise
         except BaseException as error:  # noqa: BLE001 - the returned object's own methods raised
@@ -341,8 +393,8 @@ class Worker:
             args = protocol.decode_value(header["args"], message.arrays)
             kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
             arrays: list[np.ndarray] = []
-            result = protocol.encode_result(self.submission.call(str(header["function"]), tuple(args), kwargs), arrays)
-            return {"ok": True, "result": result}, arrays
+            value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs)
+            return {"ok": True, "result": protocol.encode_result(value, arrays), "observed": observed}, arrays
         raise protocol.ProtocolError(f"unknown operation {op!r}")
 
     def serve(self) -> int:

@@ -293,3 +293,25 @@ def test_open_files_are_bounded(sandbox):
         pytest.skip("the none level sets no limits")
     sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n")
     assert int(sub.call("hoard")) < launcher.MAX_OPEN_FILES
+
+
+@pytest.mark.parametrize(
+    "observed",
+    [None, {}, {"mutated": "0", "returned": {"container": None, "parts": []}},
+     {"mutated": [1], "returned": {"container": None, "parts": []}},
+     {"mutated": [], "returned": {"container": "dict", "parts": []}},
+     {"mutated": [], "returned": {"container": None, "parts": [3]}}],
+)
+def test_malformed_call_observations_are_a_protocol_error(observed):
+    from autograder.sandbox import protocol
+    from autograder.sandbox.client import CallOutcome
+
+    with pytest.raises(protocol.ProtocolError):
+        CallOutcome.from_report(np.ones(2), observed)
+
+
+def test_call_observations_are_bounded():
+    from autograder.sandbox.client import MAX_LABEL_CHARS, CallOutcome
+
+    outcome = CallOutcome.from_report(np.ones(2), {"mutated": ["x" * 1000], "returned": {"container": "list", "parts": ["y" * 1000]}})
+    assert len(outcome.mutated[0]) == len(outcome.parts[0]) == MAX_LABEL_CHARS

@@ -134,6 +134,23 @@ NOT_A_FUNCTION = 3
 def finds_itself():
     import student
     return np.array(student.finds_itself is finds_itself)
+
+def shifts_in_place(x, axis=-1):
+    x -= x.max(axis=axis, keepdims=True)
+    return np.exp(x)
+
+def reshapes_in_place(x):
+    x.shape = (x.size,)
+    return x.copy()
+
+def fills_nested(pair, mask=None):
+    pair[1][...] = 0
+    if mask is not None:
+        mask[0] = False
+    return pair[0].copy()
+
+def nan_stays_nan(x):
+    return x.copy()
 '''
 
 
@@ -323,3 +340,46 @@ def test_monkeypatching_numpy_in_the_worker_does_not_reach_the_grader(sandbox):
     assert not np.allclose(1.0, 2.0)
     with pytest.raises(AssertionError):
         np.testing.assert_allclose(1.0, 2.0)
+
+
+def test_an_unmodified_input_is_not_reported(zoo):
+    outcome = zoo.call_observed("softmax", np.array([[1.0, 2.0]]), axis=-1)
+    assert outcome.mutated == ()
+    assert (outcome.container, outcome.parts) == (None, ("ndarray",))
+
+
+def test_an_in_place_shift_is_reported_by_position(zoo):
+    outcome = zoo.call_observed("shifts_in_place", np.array([[1.0, 3.0], [2.0, 2.0]]))
+    assert outcome.mutated == ("0",)
+    np.testing.assert_allclose(outcome.result, [[np.exp(-2.0), 1.0], [1.0, 1.0]])
+
+
+def test_a_changed_shape_counts_as_modified(zoo):
+    assert zoo.call_observed("reshapes_in_place", np.ones((2, 3))).mutated == ("0",)
+
+
+def test_modified_arrays_inside_tuples_and_keywords_are_named(zoo):
+    pair = (np.ones(2), np.ones(3))
+    outcome = zoo.call_observed("fills_nested", pair, mask=np.ones(2, dtype=bool))
+    assert outcome.mutated == ("0.1", "mask")
+    assert zoo.call_observed("fills_nested", (np.ones(2), np.zeros(3))).mutated == ()
+
+
+def test_nan_inputs_are_not_reported_as_modified(zoo):
+    assert zoo.call_observed("nan_stays_nan", np.array([np.nan, 1.0])).mutated == ()
+
+
+@pytest.mark.parametrize(
+    "function, container, parts",
+    [
+        ("returns_list", "list", ("python_scalar", "python_scalar")),
+        ("returns_list_of_rows", "list", ("ndarray", "ndarray")),
+        ("returns_pair", "tuple", ("ndarray", "ndarray")),
+        ("returns_scalar", None, ("python_scalar",)),
+        ("returns_numpy_scalar", None, ("numpy_scalar",)),
+        ("returns_subclass", None, ("ndarray",)),
+    ],
+)
+def test_the_kind_of_returned_object_is_reported(zoo, function, container, parts):
+    outcome = zoo.call_observed(function)
+    assert (outcome.container, outcome.parts) == (container, parts)
