@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_reference._validate import as_float_array, check_broadcastable
+from attn_reference._validate import as_float_array, batch_shape
+from attn_reference.contract import Distribution, Output, graded
 from attn_reference.masks import mask_scores
 from attn_reference.softmax import softmax
 
 
-def attention_context(scores, H, mask=None) -> tuple[np.ndarray, np.ndarray]:
+@graded(
+    Output("c", axes=("d_h",)),
+    Output("alpha", axes=("T",)),
+    distribution=Distribution(1, -1),
+    calls=("softmax",),
+    core_ndim={"scores": 1, "H": 2, "mask": 1},
+)
+def attention_context(scores, H, mask=None, *, softmax=softmax) -> tuple[np.ndarray, np.ndarray]:
     """Normalise alignment scores and average the encoder states with them.
 
     Parameters
@@ -17,14 +25,22 @@ def attention_context(scores, H, mask=None) -> tuple[np.ndarray, np.ndarray]:
     scores : array_like, shape (..., T)
         Alignment scores, e.g. from :func:`attn_reference.additive_score`.
     H : array_like, shape (..., T, d_h)
-        Encoder states.
+        Encoder states. The batch dimensions of ``scores`` and ``H`` broadcast
+        against each other: scores of shape ``(T_y, T_x)`` for ``T_y`` decoder steps
+        with ``H`` of shape ``(T_x, d_h)`` give ``T_y`` context vectors.
     mask : array_like of bool or 0/1, broadcastable to (..., T), optional
         False/0 at padded source positions, which then get weight 0.
+
+    Other Parameters
+    ----------------
+    softmax : callable, default :func:`attn_reference.softmax`
+        The softmax applied to the scores; the grader passes a student's own to
+        carry an error in it forward.
 
     Returns
     -------
     c : numpy.ndarray, shape (..., d_h)
-        The context vector.
+        The context vector; ``...`` is the broadcast of both batch shapes.
     alpha : numpy.ndarray, shape (..., T)
         The attention weights, summing to 1.
 
@@ -37,7 +53,7 @@ def attention_context(scores, H, mask=None) -> tuple[np.ndarray, np.ndarray]:
     H = as_float_array(H, "H", min_ndim=2)
     if scores.shape[-1] != H.shape[-2]:
         raise ValueError(f"scores {scores.shape} and H {H.shape} must agree on T")
-    check_broadcastable(H.shape[:-1], scores.shape, "scores")
+    batch_shape(("scores", scores.shape), ("H", H.shape), core_ndim={"scores": 1, "H": 2})
     alpha = softmax(mask_scores(scores, mask), axis=-1)  # (..., T)
     context = (alpha[..., None, :] @ H)[..., 0, :]  # (..., 1, d_h) -> (..., d_h)
     return context, alpha

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference._validate import as_float_array
+from attn_reference.contract import Output, graded
 
 
+@graded(Output("the result", axes=("num_heads", "n", "d_head")), core_ndim={"X": 2})
 def split_heads(X, num_heads: int) -> np.ndarray:
     """Give each head its own slice of the model dimension.
 
@@ -35,6 +37,7 @@ def split_heads(X, num_heads: int) -> np.ndarray:
     return np.swapaxes(per_head, -2, -3)  # (..., h, n, d_head)
 
 
+@graded(Output("the result", axes=("n", "d_model")), core_ndim={"X": 3})
 def merge_heads(X) -> np.ndarray:
     """Concatenate the heads' features again: the exact inverse of :func:`split_heads`.
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference._validate import as_bool_mask, check_broadcastable
+from attn_reference.contract import Output, graded
 
 
+@graded(Output("the mask", axes=("query", "key")))
 def causal_mask(n: int) -> np.ndarray:
     """Lower-triangular mask letting each position see itself and earlier positions.
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference._validate import as_float_array
+from attn_reference.contract import Distribution, Output, graded
 from attn_reference.heads import merge_heads, split_heads
 from attn_reference.scaled_attention import scaled_dot_product_attention
+from attn_reference.softmax import softmax
 
 
 def _head_mask(mask):
@@ -26,8 +28,16 @@ def _projection(W, name: str, d_model: int) -> np.ndarray:
     return W
 
 
+@graded(
+    Output("Y", axes=("n_q", "d_model")),
+    Output("A", axes=("num_heads", "n_q", "n_kv")),
+    distribution=Distribution(1, -1),
+    calls=("split_heads", "merge_heads", "softmax"),
+    core_ndim={"X_q": 2, "X_kv": 2, "mask": 2},
+)
 def multi_head_attention(
-    X_q, X_kv, W_q, W_k, W_v, W_o, num_heads: int, mask=None
+    X_q, X_kv, W_q, W_k, W_v, W_o, num_heads: int, mask=None,
+    *, split_heads=split_heads, merge_heads=merge_heads, softmax=softmax,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Project, split into heads, attend per head, merge, project out.
 
@@ -46,6 +56,12 @@ def multi_head_attention(
         Must divide ``d_model``.
     mask : array_like of bool or 0/1, broadcastable to (..., n_q, n_kv), optional
         Applied to every head.
+
+    Other Parameters
+    ----------------
+    split_heads, merge_heads, softmax : callable, default the reference's
+        The pieces multi-head attention is built from; the grader passes a
+        student's own to carry an error in them forward.
 
     Returns
     -------
@@ -70,5 +86,5 @@ def multi_head_attention(
     Q = split_heads(X_q @ W_q, num_heads)  # (..., h, n_q, d_head)
     K = split_heads(X_kv @ W_k, num_heads)  # (..., h, n_kv, d_head)
     V = split_heads(X_kv @ W_v, num_heads)  # (..., h, n_kv, d_head)
-    Z, A = scaled_dot_product_attention(Q, K, V, _head_mask(mask))  # (..., h, n_q, d_head)
+    Z, A = scaled_dot_product_attention(Q, K, V, _head_mask(mask), softmax=softmax)  # (..., h, n_q, d_head)
     return merge_heads(Z) @ W_o, A  # (..., n_q, d_model), (..., h, n_q, n_kv)

@@ -9,6 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference._validate import as_float_array, batch_shape
+from attn_reference.contract import Output, graded
+
+#: Every score function returns one score per source position, with these batch axes.
+SCORES = Output("the scores", axes=("T",))
+STATE_AXES = {"s": 1, "H": 2}
 
 
 def _states(s, H) -> tuple[np.ndarray, np.ndarray]:
@@ -33,6 +38,7 @@ def _check_matrix(W, name: str, shape: tuple) -> np.ndarray:
     return W
 
 
+@graded(SCORES, core_ndim=STATE_AXES)
 def additive_score(s, H, W_a, U_a, v_a) -> np.ndarray:
     """Bahdanau's additive score ``e_j = v_a . tanh(W_a s + U_a h_j)``.
 
@@ -65,6 +71,7 @@ def additive_score(s, H, W_a, U_a, v_a) -> np.ndarray:
     return np.tanh(query_part + key_part) @ v_a  # (..., T)
 
 
+@graded(SCORES, core_ndim=STATE_AXES)
 def dot_score(s, H) -> np.ndarray:
     """Luong's dot score ``e_j = s . h_j``.
 
@@ -88,7 +95,8 @@ def dot_score(s, H) -> np.ndarray:
     return (H @ s[..., :, None])[..., 0]  # (..., T, 1) -> (..., T)
 
 
-def general_score(s, H, W_a) -> np.ndarray:
+@graded(SCORES, calls=("dot_score",), core_ndim=STATE_AXES)
+def general_score(s, H, W_a, *, dot_score=dot_score) -> np.ndarray:
     """Luong's general score ``e_j = s^T W_a h_j``.
 
     Parameters
@@ -96,6 +104,12 @@ def general_score(s, H, W_a) -> np.ndarray:
     s : array_like, shape (..., d_s)
     H : array_like, shape (..., T, d_h)
     W_a : array_like, shape (d_s, d_h)
+
+    Other Parameters
+    ----------------
+    dot_score : callable, default :func:`dot_score`
+        Scores the projected state ``s W_a`` against ``H``; the grader passes a
+        student's own to carry an error in it forward.
 
     Returns
     -------
@@ -108,11 +122,11 @@ def general_score(s, H, W_a) -> np.ndarray:
     """
     s, H = _states(s, H)
     W_a = _check_matrix(W_a, "W_a", (s.shape[-1], H.shape[-1]))
-    projected = s @ W_a  # (..., d_h)
-    return (H @ projected[..., :, None])[..., 0]  # (..., T, 1) -> (..., T)
+    return dot_score(s @ W_a, H)  # s^T W_a h_j = (W_a^T s) . h_j: a dot score of the projected state
 
 
-def concat_score(s, H, W_a, v_a) -> np.ndarray:
+@graded(SCORES, calls=("additive_score",), core_ndim=STATE_AXES)
+def concat_score(s, H, W_a, v_a, *, additive_score=additive_score) -> np.ndarray:
     """Luong's concat score ``e_j = v_a . tanh(W_a [s; h_j])``.
 
     Splitting ``W_a`` into its first ``d_s`` and last ``d_h`` columns shows it is
@@ -124,6 +138,12 @@ def concat_score(s, H, W_a, v_a) -> np.ndarray:
     H : array_like, shape (..., T, d_h)
     W_a : array_like, shape (d_a, d_s + d_h)
     v_a : array_like, shape (d_a,)
+
+    Other Parameters
+    ----------------
+    additive_score : callable, default :func:`additive_score`
+        The additive score the concat score reduces to; the grader passes a
+        student's own to carry an error in it forward.
 
     Returns
     -------

@@ -7,11 +7,19 @@ import math
 import numpy as np
 
 from attn_reference._validate import as_float_array, batch_shape
+from attn_reference.contract import Distribution, Output, graded
 from attn_reference.masks import mask_scores
 from attn_reference.softmax import softmax
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+@graded(
+    Output("Z", axes=("L_q", "d_v")),
+    Output("A", axes=("L_q", "L_k")),
+    distribution=Distribution(1, -1),
+    calls=("softmax",),
+    core_ndim={"Q": 2, "K": 2, "V": 2, "mask": 2},
+)
+def scaled_dot_product_attention(Q, K, V, mask=None, *, softmax=softmax) -> tuple[np.ndarray, np.ndarray]:
     """Attend from each query to every (allowed) key.
 
     Four steps: scores ``Q K^T``, scaling by ``1/sqrt(d_k)``, softmax over keys,
@@ -25,6 +33,12 @@ def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.nda
     mask : array_like of bool or 0/1, broadcastable to (..., L_q, L_k), optional
         True/1 where the query may attend to the key. A query row with no allowed
         key is undefined (its weights are NaN).
+
+    Other Parameters
+    ----------------
+    softmax : callable, default :func:`attn_reference.softmax`
+        The softmax applied to the scores; the grader passes a student's own to
+        carry an error in it forward.
 
     Returns
     -------

@@ -6,14 +6,34 @@ import math
 
 import numpy as np
 
+from attn_reference.contract import Output, OutputKind, graded
 
-def dot_product_variance(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+
+#: Estimators of the variance of a sample whose mean is known to be 0, by name: numpy's
+#: ``np.var`` (the documented one), the unbiased ``ddof=1`` one, and the mean of squares.
+ESTIMATORS = {
+    "variance": lambda x: np.var(x),
+    "unbiased": lambda x: np.var(x, ddof=1),
+    "mean_of_squares": lambda x: np.mean(np.square(x)),
+}
+
+
+@graded(
+    Output("var_raw", OutputKind.NUMBER),
+    Output("var_scaled", OutputKind.NUMBER),
+    accepted=({"estimator": "unbiased"}, {"estimator": "mean_of_squares"}),
+)
+def dot_product_variance(
+    d_k: int, n_samples: int, rng: np.random.Generator, *, estimator: str = "variance"
+) -> tuple[float, float]:
     """Estimate Var(q . k) and Var(q . k / sqrt(d_k)) for standard normal q, k.
 
     Draw order (part of the contract, so results are reproducible): first
     ``q = rng.standard_normal((n_samples, d_k))``, then
     ``k = rng.standard_normal((n_samples, d_k))``. Variances are ``np.var`` of the
-    ``n_samples`` dot products (``ddof=0``).
+    ``n_samples`` dot products (``ddof=0``). Because q . k is known to have mean 0,
+    the unbiased variance (``ddof=1``) and the mean of squares estimate the same
+    quantity and are accepted too.
 
     Parameters
     ----------
@@ -22,6 +42,11 @@ def dot_product_variance(d_k: int, n_samples: int, rng: np.random.Generator) -> 
     n_samples : int
         Number of (q, k) pairs, at least 2.
     rng : numpy.random.Generator
+
+    Other Parameters
+    ----------------
+    estimator : {"variance", "unbiased", "mean_of_squares"}
+        Which estimator to apply to the dot products (a key of :data:`ESTIMATORS`).
 
     Returns
     -------
@@ -40,7 +65,8 @@ def dot_product_variance(d_k: int, n_samples: int, rng: np.random.Generator) -> 
     q = rng.standard_normal((n_samples, d_k))
     k = rng.standard_normal((n_samples, d_k))
     dots = np.sum(q * k, axis=-1)  # (n_samples,)
-    return float(np.var(dots)), float(np.var(dots / math.sqrt(d_k)))
+    estimate = ESTIMATORS[estimator]
+    return float(estimate(dots)), float(estimate(dots / math.sqrt(d_k)))
 
 
 def variance_table(d_ks, n_samples: int = 10_000, seed: int = 0) -> np.ndarray:

@@ -8,6 +8,8 @@ the run with a non-zero exit code.
 
 from __future__ import annotations
 
+import re
+
 
 class SubmissionError(Exception):
     """The submission failed a call: raised, hung, crashed, or returned something unusable.
@@ -37,6 +39,18 @@ class StudentException(SubmissionError):
     """The student's code raised an exception; the message carries its traceback."""
 
     kind = "exception"
+
+    @property
+    def last_line(self) -> str:
+        """The traceback's last line, ``Type: message``: what two failures must share to be the same."""
+        lines = [line for line in self.student_message.splitlines() if line.strip()]
+        return lines[-1].strip() if lines else ""
+
+    @property
+    def innermost_function(self) -> str:
+        """The student's function in which the exception was raised (the last traceback frame), or ""."""
+        frames = re.findall(r'^\s*File "[^"]*", line \d+, in (\w+)\s*$', self.student_message, flags=re.MULTILINE)
+        return frames[-1] if frames else ""
 
 
 class CallTimeout(SubmissionError):

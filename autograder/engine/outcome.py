@@ -26,10 +26,9 @@ def describe_failure(error: BaseException, description: str, show_assertions: bo
     """
     if isinstance(error, SubmissionError):
         return error.student_message, error.kind, ()
-    mutants = getattr(error, "diagnoses", None)
-    if mutants is not None and hasattr(error, "student_message"):
-        diagnoses = tuple(Diagnosis(m.id, m.hint) for m in mutants)
-        return error.student_message, MISMATCH, diagnoses
+    diagnoses = getattr(error, "diagnoses", None)
+    if diagnoses is not None and hasattr(error, "student_message"):
+        return error.student_message, MISMATCH, tuple(Diagnosis(d.id, d.hint) for d in diagnoses)
     if hasattr(error, "student_message"):
         return error.student_message, CHECK, ()
     if type(error).__name__ == "CheckFailed" or show_assertions:

@@ -37,6 +37,9 @@ class TestResult:
     kind : str
         ``"mismatch"``, ``"check"``, a :class:`~autograder.errors.SubmissionError` kind, or ``""``.
     diagnoses : tuple of Diagnosis
+    carried_from : tuple of str
+        For a test passed by error carried forward: the student's own (wrong) upstream
+        functions its result follows from.
     """
 
     __test__ = False  # not a pytest test class
@@ -49,6 +52,7 @@ class TestResult:
     message: str = ""
     kind: str = ""
     diagnoses: tuple[Diagnosis, ...] = field(default_factory=tuple)
+    carried_from: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:

@@ -13,7 +13,8 @@ from _pytest.reports import TestReport
 
 from autograder.engine.outcome import describe_failure
 from autograder.engine.results import FAILED, PASSED, TestResult
-from autograder.errors import GraderError
+from autograder.engine.subject import Subject
+from autograder.errors import GraderError, SubmissionError
 
 #: Built-in pytest plugins a grading run never needs; each costs start-up or teardown time.
 UNUSED_PLUGINS = (
@@ -34,30 +35,44 @@ PYTEST_ARGS = (
 QUESTION_MARKER = "question"
 
 
-def fixtures_plugin(submission, tolerance) -> types.ModuleType:
-    """A plugin module holding the ``submission`` and ``tol`` fixtures, bound to these objects."""
+def fixtures_plugin(subject: Subject, tolerance, seed: int) -> types.ModuleType:
+    """A plugin module holding the ``submission``, ``tol`` and ``draw`` fixtures.
+
+    ``draw`` is a fresh :class:`~autograder.grade.draw.Draw` per test, seeded from the
+    run's ``seed`` and the test's id.
+    """
+    from autograder.grade.draw import Draw
 
     @pytest.fixture(scope="session", name="submission")
     def submission_fixture():
-        return submission
+        return subject
 
     @pytest.fixture(scope="session", name="tol")
     def tolerance_fixture():
         return tolerance
 
+    @pytest.fixture(name="draw")
+    def draw_fixture(request):
+        return Draw(seed, request.node.nodeid)
+
     plugin = types.ModuleType("attn_course_fixtures")
     plugin.submission_fixture = submission_fixture
     plugin.tolerance_fixture = tolerance_fixture
+    plugin.draw_fixture = draw_fixture
     return plugin
 
 
 class SuitePlugin:
     """Registers the ``question`` marker and records every test's result."""
 
-    def __init__(self, show_assertions: bool):
+    def __init__(self, subject: Subject, show_assertions: bool):
+        self._subject = subject
         self._show_assertions = show_assertions
         self.results: list[TestResult] = []
         self.grader_error: GraderError | None = None  # the grader failed: no score may be given
+
+    def pytest_runtest_setup(self, item):
+        self._subject.start_test()
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
@@ -71,8 +86,10 @@ class SuitePlugin:
         more than the grading itself.
         """
         error = call.excinfo.value if call.excinfo is not None else None
-        if isinstance(error, GraderError) and self.grader_error is None:
-            self.grader_error = error
+        if self.grader_error is None and self._is_grader_error(error):
+            self.grader_error = error if isinstance(error, GraderError) else GraderError(
+                f"{item.nodeid} raised {type(error).__name__}: {error}"
+            )
         skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
         if skipped:
             path, line, _ = item.location
@@ -87,13 +104,26 @@ class SuitePlugin:
             call.duration, call.start, call.stop,
         )
 
+    def _is_grader_error(self, error: BaseException | None) -> bool:
+        """A failure of the grader, not of the submission: it stops the run instead of costing points.
+
+        In hidden suites (``show_assertions`` off) only a failed check (an AssertionError, which
+        the checks raise), a skip or a SubmissionError is the submission's; anything else the
+        test's own code raised is a bug of the suite. Public suites show every failure.
+        """
+        if error is None or isinstance(error, GraderError):
+            return isinstance(error, GraderError)
+        if self._show_assertions:
+            return False
+        return not isinstance(error, (AssertionError, SubmissionError, pytest.skip.Exception, pytest.fail.Exception))
+
     def _result(self, item, error: BaseException | None) -> TestResult:
         marker = item.get_closest_marker(QUESTION_MARKER)
         question = marker.args[0] if marker and marker.args else "(unassigned)"
         weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
         doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
         if error is None:
-            return TestResult(item.name, question, weight, doc, PASSED)
+            return TestResult(item.name, question, weight, doc, PASSED, carried_from=tuple(self._subject.carried))
         message, kind, diagnoses = describe_failure(error, doc, self._show_assertions)
         return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses)
 
@@ -108,7 +138,10 @@ def _importable(folder: Path):
         sys.path.remove(str(folder))
 
 
-def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions: bool = False) -> list[TestResult]:
+def run_suite(
+    test_files: list[Path], submission, tolerance, *, seed: int = 0, questions: tuple[str, ...] = (),
+    show_assertions: bool = False,
+) -> list[TestResult]:
     """Run the tests in ``test_files`` against ``submission``.
 
     Parameters
@@ -116,9 +149,14 @@ def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions:
     test_files : list of Path
         Pytest files, all in one folder.
     submission : object
-        What the ``submission`` fixture returns (a sandbox proxy, or a local module wrapper).
+        What calls the student's functions (a sandbox proxy, or a trusted in-process
+        double); tests receive it wrapped in a :class:`~autograder.engine.subject.Subject`.
     tolerance : object
         What the ``tol`` fixture returns.
+    seed : int
+        The run's seed: every ``draw`` fixture derives its inputs from it.
+    questions : tuple of str
+        The assignment's graded functions (error carried forward leans only on these).
     show_assertions : bool
         Show plain assertion messages to the student (public tests only).
 
@@ -126,15 +164,21 @@ def run_suite(test_files: list[Path], submission, tolerance, *, show_assertions:
     -------
     list of TestResult
         One per test, in run order.
+
+    Raises
+    ------
+    GraderError
+        When the suite cannot run or a test hits a grader error.
     """
-    plugin = SuitePlugin(show_assertions)
+    subject = Subject(submission, questions)
+    plugin = SuitePlugin(subject, show_assertions)
     folder = test_files[0].parent
     args = [*PYTEST_ARGS, "--rootdir", str(folder), *map(str, test_files)]
     previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
         with _importable(folder):
-            exit_code = pytest.main(args, plugins=[plugin, fixtures_plugin(submission, tolerance)])
+            exit_code = pytest.main(args, plugins=[plugin, fixtures_plugin(subject, tolerance, seed)])
     finally:
         if previous is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)

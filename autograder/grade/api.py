@@ -7,6 +7,7 @@ The steps, in order: run the hidden suite against the submission in the sandbox
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 import time
 from pathlib import Path
 
@@ -19,6 +20,14 @@ from autograder.grade.run import run_on_submission
 from autograder.grade.static_check import disallowed_imports
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
+
+#: Bits of a grading run's seed.
+SEED_BITS = 32
+
+
+def new_seed() -> int:
+    """A fresh seed for one grading run: the hidden inputs differ on every run."""
+    return secrets.randbits(SEED_BITS)
 
 
 def hidden_test_files(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
@@ -69,8 +78,12 @@ def grade_submission(
     *,
     submitted_at: dt.datetime | None = None,
     tests_dir: Path = HIDDEN_TESTS_DIR,
+    seed: int | None = None,
 ) -> GradeResult:
     """Grade the submission at ``path`` against the hidden suite of ``assignment_id``.
+
+    The hidden tests draw their inputs from ``seed`` (a fresh one when None); the result
+    keeps it, so the instructor can replay the run exactly. Students never see it.
 
     Raises
     ------
@@ -80,13 +93,14 @@ def grade_submission(
     """
     started = time.perf_counter()
     assignment = course.assignment(assignment_id)
-    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir))
+    seed = new_seed() if seed is None else seed
+    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir), seed=seed)
     violations = disallowed_imports(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
     if run.load_error is not None:
         return _not_loaded(
             assignment, run.origin, run.load_error, started,
-            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names,
+            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names, seed=seed,
         )
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
@@ -105,4 +119,5 @@ def grade_submission(
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
         days_late=days,
+        seed=seed,
     )

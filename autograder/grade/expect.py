@@ -1,19 +1,67 @@
-"""What hidden tests call: run the student's function in the worker and compare with the reference."""
+"""What hidden tests call: run the student's function in the worker and judge its result.
+
+:func:`expect_reference` is the one check most hidden tests make. It calls the student's
+function through the sandbox, then :func:`judge` decides, in this order:
+
+1. the call's properties (inputs left unmodified, arrays not lists, float32 kept);
+2. the result against the reference (or another result the contract accepts);
+3. when that fails and the function calls other graded functions, the result against
+   the reference built from the student's own versions of them (error carried forward);
+4. when it still fails, what the difference is (:mod:`autograder.grade.messages`) and
+   which bug explains it (:mod:`autograder.diagnose`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from autograder.errors import BadReturn, StudentException
-from autograder.grade.compare import Tolerance, check_against_reference
+from autograder.call import CallOutcome
+from autograder.diagnose.case import Case
+from autograder.diagnose.diagnosis import diagnose, explain
+from autograder.diagnose.properties import call_properties
+from autograder.engine.results import Diagnosis
+from autograder.errors import BadReturn, GraderError, StudentException, SubmissionError
+from autograder.grade.carry import carry_forward
+from autograder.grade.compare import (
+    Parts,
+    Raised,
+    Tolerance,
+    contract,
+    find_difference,
+    reference_function,
+    run,
+    split,
+)
+from autograder.grade.messages import describe
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
 FLOAT32_TOLERANCE = Tolerance(rtol=1e-4, atol=1e-6)
+#: What a broken call property says, before the diagnosis's hint, by bug id.
+PROPERTY_PROBLEMS = {
+    "call.modifies_input": "the call changed its argument {argument} in place",
+    "call.returns_list": "it returned a Python list instead of {documented}",
+    "call.float32_promoted": "it returned float64 for float32 input",
+}
 
 
 def float32_tolerance(tol: Tolerance) -> Tolerance:
     """The looser of the course's tolerance and the float32 floor."""
     return Tolerance(max(tol.rtol, FLOAT32_TOLERANCE.rtol), max(tol.atol, FLOAT32_TOLERANCE.atol))
+
+
+def _has_float32(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype == np.float32
+    if isinstance(value, (tuple, list)):
+        return any(_has_float32(v) for v in value)
+    return False
+
+
+def tolerance_for(args: tuple, kwargs: dict, tol: Tolerance) -> Tolerance:
+    """``tol``, loosened to the float32 floor when any input is float32."""
+    return float32_tolerance(tol) if _has_float32(tuple(args) + tuple(kwargs.values())) else tol
 
 
 class CheckFailed(AssertionError):
@@ -22,6 +70,43 @@ class CheckFailed(AssertionError):
     def __init__(self, student_message: str):
         super().__init__(student_message)
         self.student_message = student_message
+
+
+class Mismatch(AssertionError):
+    """The student's result is wrong.
+
+    Attributes
+    ----------
+    student_message : str
+        What is wrong: shapes, dtype, the first mismatching entry; never the hidden inputs.
+    diagnoses : tuple of Diagnosis
+        The named bugs that explain it.
+    """
+
+    def __init__(self, student_message: str, diagnoses: tuple[Diagnosis, ...] = ()):
+        self.student_message = student_message
+        self.diagnoses = tuple(diagnoses)
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        """The message followed by one "Likely cause" line per diagnosis."""
+        return "\n".join([self.student_message, *(f"Likely cause: {d.hint}" for d in self.diagnoses)])
+
+    def __reduce__(self):
+        return type(self), (self.student_message, self.diagnoses)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`judge` concluded: ``problem`` is empty for a right result."""
+
+    problem: str = ""
+    diagnoses: tuple[Diagnosis, ...] = ()
+    carried_from: tuple[str, ...] = ()
+
+    @property
+    def right(self) -> bool:
+        return not self.problem
 
 
 def expect(condition: bool, student_message: str) -> None:
@@ -35,28 +120,132 @@ def expect(condition: bool, student_message: str) -> None:
         raise CheckFailed(student_message)
 
 
-def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", **kwargs):
-    """Call ``function`` in the submission and require the reference's result.
-
-    A student exception is compared with the mutants too (some known bugs raise on
-    batched inputs) and an unusable return value is reported as a mismatch; a timeout,
-    crash or unimplemented stub propagates as it is.
-
-    Returns
-    -------
-    The student's result (array or tuple of arrays), for further checks.
+def reference_parts(function: str, args: tuple, kwargs: dict) -> Parts:
+    """The reference's result.
 
     Raises
     ------
-    autograder.grade.compare.Mismatch
-        When the result differs from the reference's.
+    GraderError
+        When the reference rejects the test's inputs (a broken hidden test).
     """
+    reference = run(reference_function(function), args, kwargs)
+    if isinstance(reference, Raised):
+        raise GraderError(f"attn_reference.{function} raised on the test's inputs: {reference.error!r}") from reference.error
+    return reference
+
+
+def _accepted(function: str, args: tuple, kwargs: dict, reference: Parts, result, tol: Tolerance) -> bool:
+    """Equal to the reference, or to another result the contract accepts (another valid estimator)."""
+    if find_difference(reference, result, tol) is None:
+        return True
+    for variant in contract(function).accepted:
+        alternative = run(reference_function(function), args, {**kwargs, **dict(variant)})
+        if isinstance(alternative, Parts) and find_difference(alternative, result, tol) is None:
+            return True
+    return False
+
+
+def _property_verdict(function: str, properties) -> Verdict:
+    first = properties[0]
+    return Verdict(PROPERTY_PROBLEMS[first.id].format(**first.facts), explain(function, properties))
+
+
+def _failed_call(subject, function: str, args: tuple, kwargs: dict, error: SubmissionError, reference: Parts, tol) -> Verdict:
+    """A call that raised or returned something unusable.
+
+    When the student's own upstream function raises the very same exception on the way,
+    the error is carried forward: this function is not charged for it.
+    """
+    if not isinstance(error, StudentException):
+        return Verdict(error.student_message)
+    carried = carry_forward(subject, function, args, kwargs, reference, tol)
+    if carried is not None and carried.explains_exception(error):
+        return Verdict(carried_from=carried.functions)
+    case = Case(function, args, kwargs, tol, reference, Raised(error), _caller(subject, function))
+    return Verdict(error.student_message, diagnose(case))
+
+
+def _caller(subject, function: str):
+    return None if subject is None else (lambda *args, **kwargs: subject.call(function, *args, **kwargs))
+
+
+def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, outcome: CallOutcome | SubmissionError) -> Verdict:
+    """Decide whether a call's outcome is right, and explain it when it is not."""
+    reference = reference_parts(function, args, kwargs)
+    if isinstance(outcome, SubmissionError):
+        return _failed_call(subject, function, args, kwargs, outcome, reference, tol)
+    accepted = _accepted(function, args, kwargs, reference, outcome.result, tol)
+    properties = call_properties(function, reference, outcome)
+    if accepted and not properties:
+        return Verdict()
+    carried = carry_forward(subject, function, args, kwargs, reference, tol)
+    if carried is not None and isinstance(carried.reference, Parts):
+        carried_properties = call_properties(function, carried.reference, outcome)
+        if find_difference(carried.reference, outcome.result, tol) is None:
+            return _property_verdict(function, carried_properties) if carried_properties \
+                else Verdict(carried_from=carried.functions)
+    else:
+        carried = None  # no upstream, or it raised where this call did not: judge the call on its own
+    if accepted:
+        return _property_verdict(function, properties)
+    return _explained(subject, tol, function, args, kwargs, outcome, carried.reference if carried else reference,
+                      carried.dependencies if carried else {})
+
+
+def _explained(subject, tol, function, args, kwargs, outcome: CallOutcome, base: Parts, dependencies: dict) -> Verdict:
+    """A wrong result judged against ``base``: what differs, and the bugs that explain it."""
+    properties = call_properties(function, base, outcome)
+    difference = find_difference(base, outcome.result, tol)
+    problem = describe(difference, function, args, kwargs, base.is_tuple, tol)
     try:
-        actual = submission.call(function, *args, **kwargs)
+        student = split(outcome.result)
+    except ValueError:
+        return Verdict(problem, explain(function, properties))
+    case = Case(function, args, kwargs, tol, base, student, _caller(subject, function), dependencies)
+    return Verdict(problem, explain(function, properties) + _new(diagnose(case), properties))
+
+
+def _new(diagnoses: tuple[Diagnosis, ...], properties) -> tuple[Diagnosis, ...]:
+    known = {finding.id for finding in properties}
+    return tuple(d for d in diagnoses if d.id not in known)
+
+
+def _call(submission, function: str, args: tuple, kwargs: dict) -> CallOutcome | SubmissionError:
+    """Call the student's function; a student exception or unusable return becomes the outcome."""
+    observed = getattr(submission, "call_observed", None)
+    try:
+        if observed is not None:
+            return observed(function, *args, **kwargs)
+        return CallOutcome(submission.call(function, *args, **kwargs))
     except (StudentException, BadReturn) as error:
-        actual = error
-    check_against_reference(function, args, kwargs, actual, tol, what=what)
-    return actual
+        return error
+
+
+def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", **kwargs):
+    """Call ``function`` in the submission and require the reference's result.
+
+    float32 inputs loosen ``tol`` to :data:`FLOAT32_TOLERANCE`. A timeout, crash or
+    unimplemented stub propagates as it is; a student exception or an unusable return
+    value is a failure of this check.
+
+    Returns
+    -------
+    The student's result (array or tuple of arrays), for further checks; None when the
+    call raised and is excused because its own upstream function raises the same.
+
+    Raises
+    ------
+    Mismatch
+        When the result is wrong, with the diagnoses that explain it.
+    """
+    tol = tolerance_for(args, kwargs, tol)
+    outcome = _call(submission, function, args, kwargs)
+    verdict = judge(submission, tol, function, args, kwargs, outcome)
+    if not verdict.right:
+        raise Mismatch(f"{what or function}: {verdict.problem}", verdict.diagnoses)
+    if verdict.carried_from and hasattr(submission, "carry_from"):
+        submission.carry_from(verdict.carried_from)
+    return outcome.result if isinstance(outcome, CallOutcome) else None
 
 
 def expect_dtype(actual, dtype, what: str) -> None:

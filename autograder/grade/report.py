@@ -84,6 +84,7 @@ def _question_dict(q: QuestionScore) -> dict:
                 "message": t.message,
                 "kind": t.kind,
                 "diagnoses": [d.id for d in t.diagnoses],
+                "carried_from": list(t.carried_from),
             }
             for t in q.tests
         ],
@@ -106,6 +107,7 @@ def to_dict(result: GradeResult) -> dict:
         "isolation": result.isolation,
         "execution_time": round(result.execution_time, TIME_DECIMALS),
         "grader_version": result.grader_version,
+        "seed": result.seed,
         "questions": [_question_dict(q) for q in result.questions],
         "student_output": result.student_output,
     }

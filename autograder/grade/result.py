@@ -33,6 +33,7 @@ class GradeResult:
     execution_time: float = 0.0
     grader_version: str = ""
     days_late: int = 0
+    seed: int | None = None  # the run's seed: for the instructor's replay, never shown to students
 
     @property
     def diagnoses(self) -> list[str]:

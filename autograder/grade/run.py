@@ -33,9 +33,10 @@ class SuiteRun:
 
 
 def run_on_submission(
-    course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, show_assertions: bool = False
+    course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
+    show_assertions: bool = False,
 ) -> SuiteRun:
-    """Run ``test_files`` against the submission at ``path``.
+    """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
 
     Raises
     ------
@@ -53,5 +54,7 @@ def run_on_submission(
             worker.start()
         except LoadFailed as error:
             return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output)
-        results = run_suite(test_files, worker, tolerance, show_assertions=show_assertions)
+        results = run_suite(
+            test_files, worker, tolerance, seed=seed, questions=assignment.functions, show_assertions=show_assertions
+        )
         return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output)

@@ -1,9 +1,12 @@
 """The catalog of known-wrong versions ("mutants") of the graded functions.
 
 When a submission's result is wrong, the grader runs every mutant of that function on the
-same inputs; a mutant whose output matches the student's names the likely bug through its
-``hint``. A bug that shows up in several ways is listed once per way: those sub-variants
-share the ``id`` (what the bug is) and differ in ``variant`` (how it shows).
+same inputs; a mutant whose output matches the student's names the likely bug. Bugs are
+named by the ids of :mod:`autograder.diagnose.registry`, which also holds their hints. A
+bug that shows up in several ways is listed once per way: those sub-variants share the
+``id`` (what the bug is) and differ in ``variant`` (how it shows). The behavioural probes
+of :mod:`autograder.diagnose.probes` name bugs without a mutant; the catalog keeps the
+wrong versions the hidden tests must be able to catch (the test-power gate).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from autograder.diagnose.registry import bug
 from autograder.mutants import (
     attention_mutants as attention,
     heads_mutants as heads,
@@ -28,191 +32,84 @@ class Mutant:
     Attributes
     ----------
     id : str
-        Stable id of the bug, e.g. ``"softmax.no_max_shift"``; shared by sub-variants.
+        Id of the bug in :mod:`autograder.diagnose.registry`, e.g. ``"softmax.no_max_shift"``;
+        shared by sub-variants.
     function : str
         The graded function it is a wrong version of, e.g. ``"softmax"``.
     implementation : Callable
         Same signature and return structure as the ``attn_reference`` function.
-    hint : str
-        One plain sentence for the student naming the bug.
     variant : str
         Which sub-variant of the bug this is; empty when the bug has only one.
+    facts : tuple of (str, str)
+        Values for the placeholders of the bug's hint.
     """
 
     id: str
     function: str
     implementation: Callable
-    hint: str
     variant: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def hint(self) -> str:
+        """The registry's hint for this bug, its placeholders filled with this variant's facts."""
+        return bug(self.id).say(function=self.function, **dict(self.facts))
+
+
+SDPA = "scaled_dot_product_attention"
+MHA = "multi_head_attention"
+CONTEXT = "attention_context"
 
 MUTANTS: tuple[Mutant, ...] = (
-    # softmax
-    Mutant(
-        "softmax.no_max_shift", "softmax", softmax.no_max_shift,
-        "Your softmax does not subtract the maximum before exponentiating, so large scores overflow to inf and NaN.",
-    ),
-    Mutant(
-        "softmax.wrong_axis", "softmax", softmax.wrong_axis_first,
-        "Your softmax normalises along axis 0 instead of along the axis it is given.",
-        variant="axis_0",
-    ),
-    Mutant(
-        "softmax.wrong_axis", "softmax", softmax.wrong_axis_ignored,
-        "Your softmax ignores its axis argument and always normalises along the last axis.",
-        variant="ignores_axis",
-    ),
-    Mutant(
-        "softmax.not_normalized", "softmax", softmax.not_normalized,
-        "Your softmax returns exp(x - max) without dividing by the sum, so the weights do not sum to 1.",
-    ),
-    Mutant(
-        "softmax.no_keepdims", "softmax", softmax.no_keepdims,
-        "Your softmax reduces without keepdims=True, so the maximum and the sum broadcast against the wrong axis.",
-    ),
-    Mutant(
-        "softmax.global_normalization", "softmax", softmax.global_normalization,
-        "Your softmax divides by the sum over all entries instead of the sum along the given axis.",
-    ),
-    # causal_mask
-    Mutant(
-        "causal_mask.upper_triangular", "causal_mask", masks.upper_triangular,
-        "Your causal mask is upper-triangular, letting each position see the future instead of the past.",
-    ),
-    Mutant(
-        "causal_mask.excludes_diagonal", "causal_mask", masks.excludes_diagonal,
-        "Your causal mask hides the diagonal, but each position must be allowed to attend to itself.",
-    ),
-    # scaled_dot_product_attention
-    Mutant(
-        "attention.no_scaling", "scaled_dot_product_attention", attention.no_scaling,
-        "Your attention does not divide the scores Q K^T by sqrt(d_k) before the softmax.",
-    ),
-    Mutant(
-        "attention.scale_by_dk", "scaled_dot_product_attention", attention.scale_by_dk,
-        "Your attention divides the scores by d_k instead of by sqrt(d_k).",
-    ),
-    Mutant(
-        "attention.scale_by_wrong_dim", "scaled_dot_product_attention", attention.scale_by_d_v,
-        "Your attention scales the scores by the square root of d_v (the size of the values) instead of d_k.",
-        variant="d_v",
-    ),
-    Mutant(
-        "attention.scale_by_wrong_dim", "scaled_dot_product_attention", attention.scale_by_num_queries,
-        "Your attention scales the scores by the square root of the number of queries instead of d_k.",
-        variant="num_queries",
-    ),
-    Mutant(
-        "attention.scale_by_wrong_dim", "scaled_dot_product_attention", attention.scale_by_num_keys,
-        "Your attention scales the scores by the square root of the number of keys instead of d_k.",
-        variant="num_keys",
-    ),
-    Mutant(
-        "attention.scale_by_wrong_dim", "scaled_dot_product_attention", attention.scale_by_second_dim,
-        "Your attention takes d_k from Q.shape[1], which is only right for 2-D inputs; use Q.shape[-1].",
-        variant="shape_1",
-    ),
-    Mutant(
-        "attention.scale_after_softmax", "scaled_dot_product_attention", attention.scale_after_softmax,
-        "Your attention divides by sqrt(d_k) after the softmax instead of scaling the scores before it.",
-    ),
-    Mutant(
-        "attention.mask_inverted", "scaled_dot_product_attention", attention.mask_inverted,
-        "Your attention treats True in the mask as blocked, but True means the query may attend to that key.",
-    ),
-    Mutant(
-        "attention.mask_after_softmax", "scaled_dot_product_attention", attention.mask_after_softmax,
-        "Your attention zeroes the masked weights after the softmax, so the rows no longer sum to 1; set masked scores to -inf before it.",
-    ),
-    Mutant(
-        "attention.multiplicative_mask", "scaled_dot_product_attention", attention.multiplicative_mask,
-        "Your attention multiplies the scores by the mask, which makes masked scores 0 instead of -inf.",
-    ),
-    Mutant(
-        "attention.softmax_over_queries", "scaled_dot_product_attention", attention.softmax_over_queries,
-        "Your attention applies the softmax over the queries (axis -2) instead of over the keys (axis -1).",
-    ),
-    Mutant(
-        "attention.no_batch_support", "scaled_dot_product_attention", attention.no_batch_support,
-        "Your attention uses K.T, which also reverses the batch axes of batched input; swap only the last two axes.",
-    ),
-    # dot_product_variance
-    Mutant(
-        "variance.not_sampled", "dot_product_variance", variance.not_sampled,
-        "Your function returns the theoretical variances d_k and 1 instead of measuring them from samples.",
-    ),
-    Mutant(
-        "variance.scaled_by_dk", "dot_product_variance", variance.scaled_by_dk,
-        "Your scaled dot products are divided by d_k instead of by sqrt(d_k).",
-    ),
-    Mutant(
-        "variance.unbiased", "dot_product_variance", variance.unbiased_variance,
-        "Your variances use ddof=1, but the assignment asks for np.var's default ddof=0.",
-    ),
-    # RNN alignment scores
-    Mutant(
-        "additive.missing_tanh", "additive_score", rnn.additive_missing_tanh,
-        "Your additive score leaves out the tanh around W_a s + U_a h_j.",
-    ),
-    Mutant(
-        "additive.swapped_weights", "additive_score", rnn.additive_swapped_weights,
-        "Your additive score applies W_a to the encoder states and U_a to the decoder state instead of the other way round.",
-    ),
-    Mutant(
-        "additive.no_source_axis", "additive_score", rnn.additive_no_source_axis,
-        "Your additive score adds W_a s to U_a h_j without inserting the source axis, so batched decoder states broadcast against the wrong axis.",
-    ),
-    Mutant(
-        "luong.dot_no_batch_support", "dot_score", rnn.dot_no_batch_support,
-        "Your dot score uses np.dot(H, s), which only works for a single decoder state, not a batch of them.",
-    ),
-    Mutant(
-        "luong.general_transposed", "general_score", rnn.general_transposed,
-        "Your general score uses W_a transposed, computing h_j^T W_a s instead of s^T W_a h_j.",
-    ),
-    Mutant(
-        "luong.concat_order", "concat_score", rnn.concat_order,
-        "Your concat score concatenates [h_j; s] instead of [s; h_j].",
-    ),
-    # attention_context
-    Mutant(
-        "context.no_softmax", "attention_context", rnn.context_no_softmax,
-        "Your context vector weights the encoder states with the raw scores instead of their softmax.",
-    ),
-    Mutant(
-        "context.mask_ignored", "attention_context", rnn.context_mask_ignored,
-        "Your context vector ignores the padding mask, so padded positions still get weight.",
-    ),
-    Mutant(
-        "context.softmax_first_axis", "attention_context", rnn.context_softmax_first_axis,
-        "Your context vector normalises the scores over axis 0 instead of over the source positions (axis -1).",
-    ),
-    # split_heads and merge_heads
-    Mutant(
-        "heads.reshape_without_transpose", "split_heads", heads.split_reshape_without_transpose,
-        "Your split_heads reshapes straight to (..., num_heads, n, d_head) without first reshaping to (..., n, num_heads, d_head) and swapping those two axes.",
-    ),
-    Mutant(
-        "heads.interleaved", "split_heads", heads.split_interleaved,
-        "Your split_heads gives each head every num_heads-th feature instead of a contiguous block of d_model // num_heads features.",
-    ),
-    Mutant(
-        "heads.merge_mismatch", "merge_heads", heads.merge_without_transpose,
-        "Your merge_heads reshapes without first swapping the head and position axes back, so it is not the inverse of split_heads.",
-    ),
-    # multi_head_attention
-    Mutant(
-        "mha.scale_by_d_model", "multi_head_attention", heads.mha_scale_by_d_model,
-        "Your heads scale their scores by sqrt(d_model) instead of sqrt(d_head) = sqrt(d_model / num_heads).",
-    ),
-    Mutant(
-        "mha.missing_output_projection", "multi_head_attention", heads.mha_missing_output_projection,
-        "Your multi-head attention returns the merged heads without multiplying them by W_o.",
-    ),
-    Mutant(
-        "mha.keys_from_queries", "multi_head_attention", heads.mha_keys_from_queries,
-        "Your multi-head attention computes the keys and values from X_q instead of X_kv, which is only right for self-attention.",
-    ),
+    Mutant("softmax.no_max_shift", "softmax", softmax.no_max_shift),
+    Mutant("softmax.wrong_axis", "softmax", softmax.wrong_axis_first, "axis_0",
+           (("actual", "axis 0"), ("expected", "the axis argument"))),
+    Mutant("softmax.wrong_axis", "softmax", softmax.wrong_axis_ignored, "ignores_axis",
+           (("actual", "the last axis"), ("expected", "the axis argument"))),
+    Mutant("softmax.not_normalized", "softmax", softmax.not_normalized),
+    Mutant("softmax.no_keepdims", "softmax", softmax.no_keepdims),
+    Mutant("softmax.global_normalization", "softmax", softmax.global_normalization),
+    Mutant("causal_mask.upper_triangular", "causal_mask", masks.upper_triangular),
+    Mutant("causal_mask.excludes_diagonal", "causal_mask", masks.excludes_diagonal),
+    Mutant("attention.no_scaling", SDPA, attention.no_scaling),
+    Mutant("attention.scale_by_dk", SDPA, attention.scale_by_dk),
+    Mutant("attention.scale_by_wrong_dim", SDPA, attention.scale_by_d_v, "d_v", (("dimension", "d_v"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, attention.scale_by_num_queries, "num_queries", (("dimension", "L_q"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, attention.scale_by_num_keys, "num_keys", (("dimension", "L_k"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, attention.scale_by_second_dim, "shape_1", (("dimension", "Q.shape[1]"),)),
+    Mutant("attention.scale_after_softmax", SDPA, attention.scale_after_softmax),
+    Mutant("attention.mask_inverted", SDPA, attention.mask_inverted),
+    Mutant("attention.mask_after_softmax", SDPA, attention.mask_after_softmax),
+    Mutant("attention.multiplicative_mask", SDPA, attention.multiplicative_mask),
+    Mutant("attention.wrong_axis", SDPA, attention.softmax_over_queries, "queries",
+           (("actual", "L_q (axis -2)"), ("expected", "L_k (axis -1)"))),
+    Mutant("attention.no_batch_support", SDPA, attention.no_batch_support),
+    Mutant("variance.not_sampled", "dot_product_variance", variance.not_sampled),
+    Mutant("variance.scaled_by_dk", "dot_product_variance", variance.scaled_by_dk),
+    Mutant("variance.scaled_variance_by_sqrt", "dot_product_variance", variance.variance_divided_by_sqrt),
+    Mutant("variance.all_pairs", "dot_product_variance", variance.all_pairs),
+    Mutant("variance.wrong_sum_axis", "dot_product_variance", variance.summed_over_samples),
+    Mutant("additive.missing_tanh", "additive_score", rnn.additive_missing_tanh),
+    Mutant("additive.swapped_weights", "additive_score", rnn.additive_swapped_weights),
+    Mutant("additive.no_source_axis", "additive_score", rnn.additive_no_source_axis),
+    Mutant("additive.tanh_outside", "additive_score", rnn.additive_tanh_outside),
+    Mutant("luong.no_batch_support", "dot_score", rnn.dot_no_batch_support),
+    Mutant("luong.general_transposed", "general_score", rnn.general_transposed),
+    Mutant("luong.concat_order", "concat_score", rnn.concat_order),
+    Mutant("luong.concat_split", "concat_score", rnn.concat_split_at_d_h),
+    Mutant("luong.sum_wrong_axis", "dot_score", rnn.dot_sum_over_positions),
+    Mutant("context.no_softmax", CONTEXT, rnn.context_no_softmax),
+    Mutant("context.mask_ignored", CONTEXT, rnn.context_mask_ignored),
+    Mutant("context.wrong_axis", CONTEXT, rnn.context_softmax_first_axis, "first",
+           (("actual", "axis 0"), ("expected", "T (axis -1)"))),
+    Mutant("heads.reshape_without_transpose", "split_heads", heads.split_reshape_without_transpose),
+    Mutant("heads.interleaved", "split_heads", heads.split_interleaved),
+    Mutant("heads.float_division", "split_heads", heads.split_float_division),
+    Mutant("heads.merge_mismatch", "merge_heads", heads.merge_without_transpose),
+    Mutant("heads.merge_interleaved", "merge_heads", heads.merge_interleaved),
+    Mutant("mha.scale_by_d_model", MHA, heads.mha_scale_by_d_model),
+    Mutant("mha.missing_output_projection", MHA, heads.mha_missing_output_projection),
+    Mutant("mha.keys_from_queries", MHA, heads.mha_keys_from_queries),
 )
 
 

@@ -82,3 +82,19 @@ def mha_keys_from_queries(
     Q, K, V = _heads(X_q, X_q, W_q, W_k, W_v, num_heads)
     Z, A = scaled_dot_product_attention(Q, K, V, _head_mask(mask))  # (..., h, n_q, d_head)
     return merge_heads(Z) @ np.asarray(W_o), A  # (..., n_q, d_model), (..., h, n_q, n_q)
+
+
+def split_float_division(X, num_heads: int) -> np.ndarray:
+    """Compute d_head with ``/``: reshape rejects the float."""
+    X = _model_input(X, num_heads)
+    *batch, n, d_model = X.shape
+    per_head = X.reshape(*batch, n, num_heads, d_model / num_heads)  # raises TypeError
+    return np.swapaxes(per_head, -2, -3)
+
+
+def merge_interleaved(X) -> np.ndarray:
+    """Put feature i of every head side by side: the inverse of the interleaved split."""
+    X = as_float_array(X, "X", min_ndim=3)
+    *batch, num_heads, n, d_head = X.shape
+    per_feature = np.moveaxis(X, -3, -1)  # (..., n, d_head, h)
+    return per_feature.reshape(*batch, n, d_head * num_heads)  # (..., n, d_model)

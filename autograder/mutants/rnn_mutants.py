@@ -79,3 +79,22 @@ def context_softmax_first_axis(scores, H, mask=None) -> tuple[np.ndarray, np.nda
     H = as_float_array(H, "H", min_ndim=2)
     alpha = softmax(mask_scores(scores, mask), axis=0)  # (..., T)
     return (alpha[..., None, :] @ H)[..., 0, :], alpha  # (..., 1, d_h) -> (..., d_h)
+
+
+def additive_tanh_outside(s, H, W_a, U_a, v_a) -> np.ndarray:
+    """``tanh(v_a . (W_a s + U_a h_j))``: the tanh applied after the read-out."""
+    return np.tanh(additive_missing_tanh(s, H, W_a, U_a, v_a))  # (..., T)
+
+
+def concat_split_at_d_h(s, H, W_a, v_a) -> np.ndarray:
+    """Split W_a after d_h columns instead of d_s: right only when d_s == d_h."""
+    s, H = _states(s, H)
+    W_a = np.asarray(W_a)
+    d_h = H.shape[-1]
+    return additive_score(s, H, W_a[:, :d_h], W_a[:, d_h:], v_a)
+
+
+def dot_sum_over_positions(s, H) -> np.ndarray:
+    """Sum ``s * h_j`` over the positions instead of the features: one number per feature."""
+    s, H = _states(s, H)
+    return np.sum(s[..., None, :] * H, axis=-2)  # (..., d)

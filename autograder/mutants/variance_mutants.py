@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-
-#: The ``ddof`` of the unbiased sample variance a student may use by mistake.
-UNBIASED_DDOF = 1
 
 
 def _dots(d_k: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -16,11 +11,9 @@ def _dots(d_k: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
     k = rng.standard_normal((n_samples, d_k))
     return np.sum(q * k, axis=-1)  # (n_samples,)
 
-
 def not_sampled(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
     """Return the theoretical variances ``(d_k, 1)`` without drawing anything."""
     return float(d_k), 1.0
-
 
 def scaled_by_dk(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
     """Divide the dot products by ``d_k`` instead of ``sqrt(d_k)``."""
@@ -28,8 +21,23 @@ def scaled_by_dk(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[fl
     return float(np.var(dots)), float(np.var(dots / d_k))
 
 
-def unbiased_variance(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
-    """Use ``ddof=1`` instead of numpy's default ``ddof=0``."""
-    dots = _dots(d_k, n_samples, rng)
-    scaled = dots / math.sqrt(d_k)
-    return float(np.var(dots, ddof=UNBIASED_DDOF)), float(np.var(scaled, ddof=UNBIASED_DDOF))
+def variance_divided_by_sqrt(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """``var_scaled = var_raw / sqrt(d_k)``: the variance, not the dot products, divided by sqrt(d_k)."""
+    var_raw = float(np.var(_dots(d_k, n_samples, rng)))
+    return var_raw, var_raw / np.sqrt(d_k)
+
+
+def all_pairs(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Every q against every k (``q @ k.T``) instead of q_i against k_i."""
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    dots = q @ k.T  # (n_samples, n_samples)
+    return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))
+
+
+def summed_over_samples(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Sum ``q * k`` over the samples (axis 0) instead of the coordinates: d_k sums of n_samples products."""
+    q = rng.standard_normal((n_samples, d_k))
+    k = rng.standard_normal((n_samples, d_k))
+    dots = np.sum(q * k, axis=0)  # (d_k,)
+    return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))

@@ -16,10 +16,10 @@ import functools
 import os
 import select
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
+from autograder.call import CallOutcome
 from autograder.config import Defaults
 from autograder.errors import (
     BadReturn,
@@ -46,8 +46,6 @@ MAX_SOURCE_BYTES = 8 * protocol.MIB
 #: After this many timeouts of one function, further calls to it fail at once: a hang costs
 #: its tests, not the whole submission's time budget.
 MAX_TIMEOUTS_PER_FUNCTION = 2
-#: Longest label of an argument or a returned kind taken from the worker.
-MAX_LABEL_CHARS = 64
 #: Longest message taken from the worker into a student-facing error.
 MAX_STUDENT_MESSAGE_CHARS = 8000
 #: Largest single read from a pipe.
@@ -168,50 +166,6 @@ class _Link:
     def receive(self, deadline: float) -> protocol.Message:
         """One bounded, validated frame from the worker."""
         return protocol.read_message(lambda size: self.read_exact(size, deadline), RESPONSE_LIMITS)
-
-
-@dataclass(frozen=True)
-class CallOutcome:
-    """What one call into the submission did.
-
-    Attributes
-    ----------
-    result : ndarray or tuple of ndarray
-        The converted return value.
-    mutated : tuple of str
-        Array arguments the call changed in place: a position (``"0"``), a keyword
-        (``"mask"``), or a path into a tuple argument (``"1.0"``).
-    container : str or None
-        ``"tuple"`` or ``"list"`` when the function returned one, else None.
-    parts : tuple of str
-        The kind of each returned object: ``"ndarray"``, ``"numpy_scalar"``,
-        ``"python_scalar"``, ``"list"``, or another type's name.
-    """
-
-    result: np.ndarray | tuple[np.ndarray, ...]
-    mutated: tuple[str, ...] = ()
-    container: str | None = None
-    parts: tuple[str, ...] = ("ndarray",)
-
-    @classmethod
-    def from_report(cls, result, observed) -> "CallOutcome":
-        """Build from the worker's ``observed`` header (validated: it is the worker's word).
-
-        Raises
-        ------
-        protocol.ProtocolError
-            When the report is malformed.
-        """
-        if not isinstance(observed, dict):
-            raise protocol.ProtocolError("a call response lacks its observations")
-        mutated, returned = observed.get("mutated"), observed.get("returned")
-        if not isinstance(mutated, list) or not all(isinstance(m, str) for m in mutated) or not isinstance(returned, dict):
-            raise protocol.ProtocolError("malformed call observations")
-        container, parts = returned.get("container"), returned.get("parts")
-        if container not in (None, "tuple", "list") or not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
-            raise protocol.ProtocolError("malformed description of the returned value")
-        return cls(result, tuple(m[:MAX_LABEL_CHARS] for m in mutated[: protocol.MAX_ARRAYS]),
-                   container, tuple(p[:MAX_LABEL_CHARS] for p in parts[: protocol.MAX_ARRAYS]))
 
 
 def _seed_of(value) -> int | None:

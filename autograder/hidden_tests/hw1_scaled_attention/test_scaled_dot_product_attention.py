@@ -1,26 +1,28 @@
-"""Hidden tests of scaled_dot_product_attention (hw1, question 3).
+"""Hidden tests of scaled_dot_product_attention (hw1, question 3). Inputs are drawn afresh on every run.
 
-Shapes are chosen so that d_k, d_v, L_q, L_k and the batch size all differ: scaling by
-the wrong dimension, or transposing the wrong axes, then gives a different answer.
+In every case the batch sizes, L_q, L_k, d_k and d_v all differ, so scaling by the wrong
+dimension, or transposing the wrong axes, cannot give the right answer by coincidence.
 """
 
 import numpy as np
 import pytest
 
-from autograder.grade.expect import expect_dtype, expect_reference, float32_tolerance
+from autograder.grade.expect import expect_reference
 
 question = pytest.mark.question("scaled_dot_product_attention")
 FUNCTION = "scaled_dot_product_attention"
-#: Batch, queries, keys, key size and value size, all different.
-B, L_Q, L_K, D_K, D_V = 2, 3, 5, 4, 6
+#: Spread of a vector shared by every key: it adds a per-query offset in the thousands to the scores.
+LARGE_OFFSET = 3000.0
 
 
-def _qkv(seed: int, batch: tuple = (B,), dtype=np.float64):
-    rng = np.random.default_rng(seed)
-    Q = rng.standard_normal((*batch, L_Q, D_K))  # (..., L_q, d_k)
-    K = rng.standard_normal((*batch, L_K, D_K))  # (..., L_k, d_k)
-    V = rng.standard_normal((*batch, L_K, D_V))  # (..., L_k, d_v)
-    return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
+def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64):
+    """Q (..., L_q, d_k), K (..., L_k, d_k), V (..., L_k, d_v) with all sizes different."""
+    L_q, L_k, d_k, d_v = draw.sizes(4)
+    batch = draw.batch(batch_ndim, avoid=(L_q, L_k, d_k, d_v)) if batch_ndim else ()
+    Q = draw.normal((*batch, L_q, d_k), 1.0, dtype)
+    K = draw.normal((*batch, L_k, d_k), 1.0, dtype)
+    V = draw.normal((*batch, L_k, d_v), 1.0, dtype)
+    return Q, K, V
 
 
 @question
@@ -31,58 +33,85 @@ def test_worked_example(submission, tol):
 
 
 @question
-def test_unbatched_d_v_unlike_d_k(submission, tol):
-    """2-D inputs with L_q != L_k and d_k != d_v."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(21, batch=()), what="attention on 2-D inputs")
+def test_unbatched_d_v_unlike_d_k(submission, tol, draw):
+    """2-D inputs with L_q, L_k, d_k and d_v all different."""
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=0), what="attention on 2-D inputs")
 
 
 @question(weight=2)
-def test_batched(submission, tol):
-    """Batched (2, L, d) inputs."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(22), what="attention on batched inputs")
+def test_batched(submission, tol, draw):
+    """Inputs with one batch dimension."""
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw), what="attention on batched inputs")
 
 
 @question
-def test_two_batch_dimensions(submission, tol):
-    """Two leading batch dimensions (2, 3, L, d)."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(23, batch=(2, 3)), what="attention with two batch dimensions")
+def test_two_batch_dimensions(submission, tol, draw):
+    """Inputs with two batch dimensions."""
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=2), what="attention with two batch dimensions")
 
 
 @question
-def test_float32_stays_float32(submission, tol):
+def test_float32_stays_float32(submission, tol, draw):
     """float32 inputs give float32 Z and A."""
-    actual = expect_reference(submission, float32_tolerance(tol), FUNCTION, *_qkv(24, dtype=np.float32), what="attention on float32 inputs")
-    expect_dtype(actual, np.float32, "attention on float32 inputs")
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw, dtype=np.float32), what="attention on float32 inputs")
 
 
 @question(weight=2)
-def test_causal_mask(submission, tol):
+def test_causal_mask(submission, tol, draw):
     """A causal (L, L) boolean mask over batched self-attention."""
-    rng = np.random.default_rng(25)
-    X = rng.standard_normal((B, 4, D_K))  # (B, L, d_k)
-    mask = np.tril(np.ones((4, 4), dtype=bool))
+    L, d_k = draw.sizes(2)
+    X = draw.normal((*draw.batch(1, avoid=(L, d_k)), L, d_k))  # (B, L, d_k)
+    mask = np.tril(np.ones((L, L), dtype=bool))
     expect_reference(submission, tol, FUNCTION, X, X, X, mask, what="attention with a causal mask")
 
 
 @question
-def test_padding_mask_broadcast(submission, tol):
+def test_padding_mask_broadcast(submission, tol, draw):
     """A (B, 1, L_k) padding mask broadcast over the queries."""
-    mask = np.ones((B, 1, L_K), dtype=bool)
-    mask[0, 0, -2:] = False
-    mask[1, 0, -1] = False
-    expect_reference(submission, tol, FUNCTION, *_qkv(26), mask, what="attention with a padding mask")
+    Q, K, V = _qkv(draw)
+    mask = draw.padding_mask(Q.shape[:-2], K.shape[-2])[..., None, :]  # (B, 1, L_k)
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a padding mask")
 
 
 @question
-def test_integer_mask(submission, tol):
-    """A 0/1 integer mask means the same as a boolean one."""
-    mask = (np.random.default_rng(27).random((L_Q, L_K)) < 0.6).astype(np.int64)
-    mask[:, 0] = 1  # every query keeps at least one key
-    expect_reference(submission, tol, FUNCTION, *_qkv(28), mask, what="attention with a 0/1 integer mask")
+def test_batched_mask(submission, tol, draw):
+    """A different random mask for every batch element, (B, L_q, L_k)."""
+    Q, K, V = _qkv(draw)
+    mask = draw.mask((*Q.shape[:-1], K.shape[-2]))
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a batched mask")
 
 
 @question
-def test_large_scores_stay_finite(submission, tol):
-    """Scores in the thousands do not overflow."""
-    Q, K, V = _qkv(29)
-    expect_reference(submission, tol, FUNCTION, Q * 100, K * 100, V, what="attention with very large scores")
+def test_one_dimensional_padding_mask(submission, tol, draw):
+    """A (L_k,) mask shared by every query and every batch element."""
+    Q, K, V = _qkv(draw)
+    mask = draw.padding_mask((), K.shape[-2])  # (L_k,)
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a 1-D padding mask")
+
+
+@question
+def test_integer_mask(submission, tol, draw):
+    """A 0/1 integer (L_q, L_k) mask means the same as a boolean one."""
+    Q, K, V = _qkv(draw)
+    mask = draw.mask(Q.shape[-2:-1] + K.shape[-2:-1], dtype=np.int64)
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a 0/1 integer mask")
+
+
+@question
+def test_a_fully_padded_key_gets_no_weight(submission, tol, draw):
+    """A key masked for every query gets weight exactly 0 everywhere."""
+    Q, K, V = _qkv(draw)
+    L_k = K.shape[-2]
+    mask = draw.mask((*Q.shape[:-1], L_k))  # (B, L_q, L_k)
+    padded = int(draw.rng.integers(L_k))
+    mask[..., padded] = False
+    mask[..., (padded + 1) % L_k] |= ~mask.any(axis=-1)  # every query still sees some key
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a fully padded key")
+
+
+@question
+def test_large_scores_stay_finite(submission, tol, draw):
+    """Scores in the thousands (an offset shared by a query's keys) do not overflow."""
+    Q, K, V = _qkv(draw)
+    K = K + draw.normal((*K.shape[:-2], 1, K.shape[-1]), LARGE_OFFSET)  # every key shares a large component
+    expect_reference(submission, tol, FUNCTION, Q, K, V, what="attention with very large scores")

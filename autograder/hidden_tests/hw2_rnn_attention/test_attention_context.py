@@ -1,4 +1,4 @@
-"""Hidden tests of attention_context (hw2, question 5)."""
+"""Hidden tests of attention_context (hw2, question 5). Inputs are drawn afresh on every run."""
 
 import numpy as np
 import pytest
@@ -7,45 +7,65 @@ from autograder.grade.expect import expect_reference
 
 question = pytest.mark.question("attention_context")
 FUNCTION = "attention_context"
-B, T, D_H = 3, 6, 4
+#: Spread of ordinary scores, and of a per-step offset large enough to overflow an unshifted exp.
+SPREAD = 2.0
+LARGE_OFFSET = 2_000.0
 
 
-def _inputs(seed: int, batch: tuple = (B,)):
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((*batch, T)) * 2, rng.standard_normal((*batch, T, D_H))  # (..., T), (..., T, d_h)
+def _inputs(draw, batch_ndim: int = 1):
+    """scores (..., T) and H (..., T, d_h), T and d_h different from the batch sizes."""
+    T, d_h = draw.sizes(2)
+    batch = draw.batch(batch_ndim, avoid=(T, d_h)) if batch_ndim else ()
+    return draw.normal((*batch, T), SPREAD), draw.normal((*batch, T, d_h))
 
 
 @question(weight=2)
-def test_batched_without_mask(submission, tol):
+def test_batched_without_mask(submission, tol, draw):
     """Context vectors and weights for batched scores."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(71), what="attention_context on a batch")
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw), what="attention_context on a batch")
 
 
 @question
-def test_unbatched(submission, tol):
+def test_unbatched(submission, tol, draw):
     """One decoder step: scores (T,), states (T, d_h)."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(72, batch=()), what="attention_context on one step")
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, batch_ndim=0), what="attention_context on one step")
+
+
+@question
+def test_decoder_steps_share_the_encoder_states(submission, tol, draw):
+    """Scores (T_y, T_x) for several decoder steps against one H (T_x, d_h)."""
+    T_x, T_y, d_h = draw.sizes(3)
+    scores, H = draw.normal((T_y, T_x), SPREAD), draw.normal((T_x, d_h))
+    expect_reference(submission, tol, FUNCTION, scores, H, what="attention_context for several decoder steps")
 
 
 @question(weight=2)
-def test_padding_mask(submission, tol):
+def test_padding_mask(submission, tol, draw):
     """Padded source positions (mask 0) get weight 0."""
-    scores, H = _inputs(73)
-    lengths = np.array([6, 4, 2])
-    mask = (np.arange(T)[None, :] < lengths[:, None]).astype(np.int64)  # (B, T)
+    scores, H = _inputs(draw)
+    mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1], dtype=np.int64)  # (B, T)
     expect_reference(submission, tol, FUNCTION, scores, H, mask, what="attention_context with padding")
 
 
 @question
-def test_mask_broadcast_over_batch(submission, tol):
+def test_mask_broadcast_over_batch(submission, tol, draw):
     """One (T,) boolean mask shared by the whole batch."""
-    scores, H = _inputs(74)
-    mask = np.array([True, True, False, True, False, True])
+    scores, H = _inputs(draw)
+    mask = draw.mask(scores.shape[-1:])
     expect_reference(submission, tol, FUNCTION, scores, H, mask, what="attention_context with a shared mask")
 
 
 @question
-def test_large_scores(submission, tol):
-    """Scores in the thousands stay finite."""
-    scores, H = _inputs(75)
-    expect_reference(submission, tol, FUNCTION, scores * 1000, H, what="attention_context with large scores")
+def test_float32_stays_float32(submission, tol, draw):
+    """float32 scores and states give float32 c and alpha."""
+    scores, H = _inputs(draw)
+    expect_reference(submission, tol, FUNCTION, scores.astype(np.float32), H.astype(np.float32),
+                     what="attention_context on float32")
+
+
+@question
+def test_large_scores(submission, tol, draw):
+    """Scores in the thousands (a large offset per decoder step) stay finite."""
+    scores, H = _inputs(draw)
+    offsets = draw.normal((*scores.shape[:-1], 1), LARGE_OFFSET)  # (B, 1)
+    expect_reference(submission, tol, FUNCTION, scores + offsets, H, what="attention_context with large scores")

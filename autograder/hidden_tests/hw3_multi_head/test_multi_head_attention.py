@@ -1,49 +1,85 @@
-"""Hidden tests of multi_head_attention (hw3, question 3)."""
+"""Hidden tests of multi_head_attention (hw3, question 3). Inputs are drawn afresh on every run."""
 
 import numpy as np
 import pytest
 
-from autograder.grade.expect import expect_dtype, expect_reference, float32_tolerance
+from autograder.grade.draw import HEAD_COUNTS, HEAD_SIZES
+from autograder.grade.expect import expect_reference
 
 question = pytest.mark.question("multi_head_attention")
 FUNCTION = "multi_head_attention"
-D_MODEL = 8
+#: Spread of a vector added to every key/value position: it gives each query's scores a large offset.
+LARGE_OFFSET = 2_000.0
 
 
-def _inputs(seed: int, batch: tuple = (2,), n_q: int = 3, n_kv: int = 5, dtype=np.float64):
-    rng = np.random.default_rng(seed)
-    X_q = rng.standard_normal((*batch, n_q, D_MODEL))  # (..., n_q, d_model)
-    X_kv = rng.standard_normal((*batch, n_kv, D_MODEL))  # (..., n_kv, d_model)
-    weights = [rng.standard_normal((D_MODEL, D_MODEL)) / np.sqrt(D_MODEL) for _ in range(4)]
-    return [a.astype(dtype) for a in (X_q, X_kv, *weights)]
+def _inputs(draw, heads: int, batch_ndim: int = 1, self_attention: bool = False, dtype=np.float64):
+    """(X_q, X_kv, W_q, W_k, W_v, W_o) with d_model = heads * d_head and n_q != n_kv."""
+    d_head = draw.size(HEAD_SIZES, avoid=(heads,))
+    d_model = heads * d_head
+    n_q, n_kv = draw.sizes(2, tuple(n for n in (2, 3, 5, 6, 7) if n not in (heads, d_head, d_model)))
+    batch = draw.batch(batch_ndim, avoid=(heads, d_head, n_q, n_kv)) if batch_ndim else ()
+    X_q = draw.normal((*batch, n_q, d_model), 1.0, dtype)  # (..., n_q, d_model)
+    X_kv = X_q if self_attention else draw.normal((*batch, n_kv, d_model), 1.0, dtype)  # (..., n_kv, d_model)
+    weights = [draw.normal((d_model, d_model), 1 / np.sqrt(d_model), dtype) for _ in range(4)]
+    return (X_q, X_kv, *weights)
 
 
 @question(weight=2)
-@pytest.mark.parametrize("heads", [1, 2, 4])
-def test_cross_attention_head_counts(submission, tol, heads):
-    """Cross-attention (n_q != n_kv) with 1, 2 and 4 heads."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(91), heads, what=f"multi_head_attention with {heads} heads")
+@pytest.mark.parametrize("heads", [1, *HEAD_COUNTS])
+def test_cross_attention_head_counts(submission, tol, draw, heads):
+    """Cross-attention (n_q != n_kv) with 1 to 4 heads."""
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads), heads, what=f"multi_head_attention with {heads} heads")
 
 
 @question
-def test_unbatched_self_attention(submission, tol):
+def test_unbatched_self_attention(submission, tol, draw):
     """Self-attention on one (n, d_model) sequence."""
-    X_q, _, *weights = _inputs(92, batch=(), n_q=4)
-    expect_reference(submission, tol, FUNCTION, X_q, X_q, *weights, 2, what="self-attention on one sequence")
+    heads = draw.size(HEAD_COUNTS)
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads, 0, self_attention=True), heads,
+                     what="self-attention on one sequence")
 
 
 @question(weight=2)
-def test_causal_mask_applies_to_every_head(submission, tol):
+def test_causal_mask_applies_to_every_head(submission, tol, draw):
     """A causal (n, n) mask applies to every head."""
-    X_q, _, *weights = _inputs(93, n_q=4)
-    mask = np.tril(np.ones((4, 4), dtype=bool))
-    expect_reference(submission, tol, FUNCTION, X_q, X_q, *weights, 4, mask, what="multi-head attention with a causal mask")
+    heads = draw.size(HEAD_COUNTS)
+    inputs = _inputs(draw, heads, self_attention=True)
+    n = inputs[0].shape[-2]
+    mask = np.tril(np.ones((n, n), dtype=bool))
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a causal mask")
 
 
 @question
-def test_float32(submission, tol):
+def test_padding_mask_per_sequence(submission, tol, draw):
+    """A (B, 1, n_kv) padding mask, different per sequence, applies to every head."""
+    heads = draw.size(HEAD_COUNTS)
+    inputs = _inputs(draw, heads)
+    X_q, X_kv = inputs[:2]
+    mask = draw.padding_mask(X_q.shape[:-2], X_kv.shape[-2])[..., None, :]  # (B, 1, n_kv)
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a padding mask")
+
+
+@question
+def test_one_dimensional_padding_mask(submission, tol, draw):
+    """A (n_kv,) mask shared by every query, head and sequence."""
+    heads = draw.size(HEAD_COUNTS)
+    inputs = _inputs(draw, heads)
+    mask = draw.padding_mask((), inputs[1].shape[-2])  # (n_kv,)
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a 1-D padding mask")
+
+
+@question
+def test_float32(submission, tol, draw):
     """float32 inputs give float32 outputs."""
-    actual = expect_reference(
-        submission, float32_tolerance(tol), FUNCTION, *_inputs(94, dtype=np.float32), 2, what="multi-head attention on float32"
-    )
-    expect_dtype(actual, np.float32, "multi-head attention on float32")
+    heads = draw.size(HEAD_COUNTS)
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads, dtype=np.float32), heads,
+                     what="multi-head attention on float32")
+
+
+@question
+def test_large_scores_stay_finite(submission, tol, draw):
+    """Scores in the thousands (every key sharing a large component) stay finite in every head."""
+    heads = draw.size(HEAD_COUNTS)
+    X_q, X_kv, *weights = _inputs(draw, heads)
+    X_kv = X_kv + draw.normal((*X_kv.shape[:-2], 1, X_kv.shape[-1]), LARGE_OFFSET)  # (..., 1, d_model) shared by all keys
+    expect_reference(submission, tol, FUNCTION, X_q, X_kv, *weights, heads, what="multi-head attention with very large scores")

@@ -11,7 +11,7 @@ SUITE = '''
 import pytest
 
 from autograder.errors import NotImplementedYet
-from autograder.grade.compare import Mismatch
+from autograder.grade.expect import Mismatch
 from autograder.mutants import mutant
 
 
@@ -50,9 +50,32 @@ def test_parametrized(submission, n):
     assert n == 1
 '''
 
+DRAWING_SUITE = '''
+import pytest
+
+
+@pytest.mark.question("alpha")
+@pytest.mark.parametrize("n", [1, 2])
+def test_draws(submission, draw, n):
+    """alpha draws."""
+    submission.record(draw.normal((3,)), draw.sizes(2))
+
+
+@pytest.mark.question("alpha")
+def test_carries(submission):
+    """alpha carries."""
+    submission.carry_from(("softmax",))
+
+
+@pytest.mark.question("alpha")
+def test_after(submission):
+    """alpha after."""
+'''
+
 
 class FakeSubmission:
-    def value(self):
+    def call(self, function, *args, **kwargs):
+        assert function == "value"
         return 1
 
 
@@ -128,3 +151,39 @@ def test_a_grader_error_inside_a_test_stops_the_run_instead_of_costing_points(tm
     )
     with pytest.raises(GraderError, match="reference rejected"):
         run_suite([suite], FakeSubmission(), "TOL")
+
+
+class Recorder:
+    def __init__(self):
+        self.seen = []
+
+    def call(self, function, *args):
+        if function == "record":
+            self.seen.append((args[0].tolist(), args[1]))
+
+
+@pytest.fixture
+def drawing_suite(tmp_path):
+    path = tmp_path / "test_drawing.py"
+    path.write_text(textwrap.dedent(DRAWING_SUITE), encoding="utf-8")
+    return path
+
+
+def _draws(path, seed):
+    recorder = Recorder()
+    run_suite([path], recorder, "TOL", seed=seed)
+    return recorder.seen
+
+
+def test_each_test_draws_its_own_inputs_and_a_seed_replays_them_exactly(drawing_suite):
+    first = _draws(drawing_suite, seed=11)
+    assert len(first) == 2 and first[0] != first[1], "two tests (here two parameters) draw different inputs"
+    assert _draws(drawing_suite, seed=11) == first
+    assert _draws(drawing_suite, seed=12) != first
+
+
+def test_a_carried_result_is_noted_on_its_own_test_only(drawing_suite):
+    results = _by_name(run_suite([drawing_suite], Recorder(), "TOL"))
+    assert results["test_carries"].carried_from == ("softmax",)
+    assert results["test_after"].carried_from == ()
+    assert results["test_draws[1]"].carried_from == ()

@@ -33,7 +33,7 @@ SOLUTION = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encodi
 STUB = (ASSIGNMENTS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8")
 HIDDEN_FILE = HIDDEN_TESTS_DIR / HW1.id / "test_softmax.py"
 #: A line of the hidden tests that must never reach the student.
-HIDDEN_LINE = 'x = HUGE + np.random.default_rng(13).standard_normal((3, 4))'
+HIDDEN_LINE = 'offsets = draw.normal((x.shape[0], 1), HUGE / 10)  # (B, 1): rows thousands apart'
 FULL = HW1.max_points
 POINTS = {q.function: q.points for q in HW1.questions}
 
@@ -195,13 +195,26 @@ def test_nan_outputs_score_zero_and_say_so(tmp_path):
     assert softmax.score == 0 and all("non-finite" in t.message or "nan" in t.message for t in softmax.tests)
 
 
-def test_lists_and_subclasses_of_the_right_values_are_accepted(tmp_path):
+def test_subclasses_of_the_right_values_are_accepted(tmp_path):
     body = (
         "import numpy as np\nclass Sub(np.ndarray):\n    pass\n"
         "x = np.asarray(x)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
-        "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.view(Sub) if w.ndim > 1 else w.tolist()"
+        "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.view(Sub)"
     )
     assert _grade(tmp_path, _with_softmax(body)).raw_score == FULL
+
+
+def test_a_list_of_the_right_values_fails_and_is_named(tmp_path):
+    body = (
+        "import numpy as np\nx = np.asarray(x)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.tolist() if w.ndim == 1 else w"
+    )
+    result = _grade(tmp_path, _with_softmax(body))
+    softmax = _question(result, "softmax")
+    listed = [t for t in softmax.tests if not t.passed]
+    assert listed and all("Python list" in t.message for t in listed)
+    assert {d.id for t in listed for d in t.diagnoses} == {"call.returns_list"}
+    assert result.raw_score == FULL - POINTS["softmax"] + softmax.score > 0
 
 
 @pytest.mark.parametrize(

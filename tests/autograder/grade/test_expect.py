@@ -1,4 +1,4 @@
-"""check_against_reference, diagnose and first_mismatch on right, wrong and broken results."""
+"""judge and expect_reference on right, wrong and broken results: messages, diagnoses, properties."""
 
 from __future__ import annotations
 
@@ -8,15 +8,11 @@ import numpy as np
 import pytest
 
 import attn_reference
+from autograder.call import CallOutcome
 from autograder.errors import BadReturn, CallTimeout, GraderError, StudentException
-from autograder.grade.compare import (
-    Mismatch,
-    Tolerance,
-    check_against_reference,
-    diagnose,
-    first_mismatch,
-    reference_output,
-)
+from autograder.grade.compare import Tolerance, reference_output
+from autograder.grade.expect import Mismatch, expect_reference, judge
+from autograder.grade.messages import first_mismatch
 from autograder.inputs import RngSeed
 from autograder.mutants import mutant
 from tests.autograder.mutants.test_catalog import TOL, distinguishing_inputs, outcome, same
@@ -29,16 +25,38 @@ SOFTMAX_ARGS, SOFTMAX_KWARGS = INPUTS["softmax"][0][1:]
 VARIANCE_ARGS = INPUTS["dot_product_variance"][0][1]
 
 
-def mismatch(function, args, kwargs, actual, **options) -> Mismatch:
+def verdict(function, args, kwargs, actual, tol=TOL, subject=None):
+    """What judge concludes about ``actual`` (a result, or a SubmissionError standing for a failed call)."""
+    outcome_ = actual if isinstance(actual, Exception) else CallOutcome(actual)
+    return judge(subject, tol, function, args, kwargs, outcome_)
+
+
+class Returns:
+    """A submission double whose every call returns one fixed value."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def call(self, function, *args, **kwargs):
+        return self.value
+
+
+def mismatch(function, args, kwargs, actual, what: str = "") -> Mismatch:
+    """The Mismatch expect_reference raises for a call that returned ``actual``."""
     with pytest.raises(Mismatch) as caught:
-        check_against_reference(function, args, kwargs, actual, TOL, **options)
+        expect_reference(Returns(actual), TOL, function, *args, what=what, **kwargs)
     return caught.value
+
+
+def diagnose(function, args, kwargs, actual, tol):
+    """The diagnosis ids judge gives ``actual`` (empty for a right result)."""
+    return tuple(d.id for d in verdict(function, args, kwargs, actual, tol).diagnoses)
 
 
 @pytest.mark.parametrize("function", sorted(INPUTS))
 def test_reference_output_passes(function):
     for _, args, kwargs in INPUTS[function]:
-        check_against_reference(function, args, kwargs, reference_output(function, args, kwargs), TOL)
+        assert verdict(function, args, kwargs, reference_output(function, args, kwargs)).right
 
 
 def test_first_mismatch_names_index_expected_and_got():
@@ -124,7 +142,7 @@ def test_undefined_reference_entries_accept_any_value():
     args = (np.eye(2, 4), np.eye(3, 4), np.ones((3, 2)))
     Z, A = reference_output(SDPA, args, {"mask": blocked_row})
     assert np.isnan(A[1]).all()
-    check_against_reference(SDPA, args, {"mask": blocked_row}, (np.nan_to_num(Z), np.nan_to_num(A)), TOL)
+    assert verdict(SDPA, args, {"mask": blocked_row}, (np.nan_to_num(Z), np.nan_to_num(A))).right
 
 
 def test_label_prefixes_the_message():
@@ -147,8 +165,8 @@ def test_mutant_output_is_diagnosed(mutant_id):
     )
     produced = outcome(known.implementation, args, kwargs)
     error = mismatch(known.function, args, kwargs, produced)
-    assert [m.id for m in error.diagnoses] == [mutant_id]
-    assert f"Likely cause: {known.hint}" in str(error)
+    assert [d.id for d in error.diagnoses] == [mutant_id]
+    assert f"Likely cause: {error.diagnoses[0].hint}" in str(error)
 
 
 def _raised_by(implementation, args, kwargs) -> str:
@@ -162,9 +180,9 @@ def _raised_by(implementation, args, kwargs) -> str:
 def test_student_exception_is_matched_with_a_mutant_raising_the_same_error():
     raised = _raised_by(mutant("attention.no_batch_support").implementation, SDPA_ARGS, SDPA_KWARGS)
     traceback = f'Traceback (most recent call last):\n  File "s.py", line 3, in f\n{raised}\n'
-    error = mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback))
-    assert raised in error.student_message
-    assert [m.id for m in error.diagnoses] == ["attention.no_batch_support"]
+    result = verdict(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback))
+    assert raised in result.problem
+    assert [d.id for d in result.diagnoses] == ["attention.no_batch_support"]
 
 
 def test_other_failures_are_not_blamed_on_raising_mutants():
@@ -176,6 +194,7 @@ def test_other_failures_are_not_blamed_on_raising_mutants():
 def test_unrelated_output_gets_no_diagnosis():
     assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((2, 3, 5)), TOL) == ()
     assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,)), TOL) == ()
+    assert not verdict("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,))).right
 
 
 def test_rng_seed_inputs_draw_from_a_fresh_generator_on_every_run():
@@ -183,16 +202,16 @@ def test_rng_seed_inputs_draw_from_a_fresh_generator_on_every_run():
     own_run = attn_reference.dot_product_variance(*VARIANCE_ARGS[:2], np.random.default_rng(seed))
     assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
     assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
-    check_against_reference("dot_product_variance", VARIANCE_ARGS, {}, own_run, TOL)
+    assert verdict("dot_product_variance", VARIANCE_ARGS, {}, tuple(np.asarray(v) for v in own_run)).right
     wrong = mutant("variance.scaled_by_dk").implementation(*VARIANCE_ARGS[:2], np.random.default_rng(seed))
-    error = mismatch("dot_product_variance", VARIANCE_ARGS, {}, wrong)
+    error = mismatch("dot_product_variance", VARIANCE_ARGS, {}, tuple(np.asarray(v) for v in wrong))
     assert "var_scaled differs (rtol=1e-05, atol=1e-08): expected " in error.student_message
-    assert [m.id for m in error.diagnoses] == ["variance.scaled_by_dk"]
+    assert [d.id for d in error.diagnoses] == ["variance.scaled_by_dk"]
 
 
 def test_other_seed_is_a_mismatch():
     other = attn_reference.dot_product_variance(*VARIANCE_ARGS[:2], RngSeed(VARIANCE_ARGS[2].seed + 1).generator())
-    assert "var_raw differs" in mismatch("dot_product_variance", VARIANCE_ARGS, {}, other).student_message
+    assert "var_raw differs" in mismatch("dot_product_variance", VARIANCE_ARGS, {}, tuple(map(np.asarray, other))).student_message
 
 
 def test_inputs_are_not_modified():
@@ -203,7 +222,9 @@ def test_inputs_are_not_modified():
 
 
 def test_mismatch_survives_pickling():
-    error = Mismatch("softmax: wrong", (mutant("softmax.no_max_shift"),))
+    from autograder.engine.results import Diagnosis
+
+    error = Mismatch("softmax: wrong", (Diagnosis("softmax.no_max_shift", "a hint"),))
     restored = pickle.loads(pickle.dumps(error))
     assert restored.student_message == error.student_message
     assert restored.diagnoses == error.diagnoses
@@ -213,6 +234,6 @@ def test_mismatch_survives_pickling():
 
 def test_grader_errors():
     with pytest.raises(GraderError, match="no graded function"):
-        check_against_reference("no_such_function", (), {}, np.zeros(1), TOL)
+        verdict("no_such_function", (), {}, np.zeros(1))
     with pytest.raises(GraderError, match="raised on the test's inputs"):
-        check_against_reference("causal_mask", (0,), {}, np.zeros((0, 0), dtype=bool), TOL)
+        verdict("causal_mask", (0,), {}, np.zeros((0, 0), dtype=bool))

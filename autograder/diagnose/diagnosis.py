@@ -1,0 +1,40 @@
+"""Name the bug behind a failed call: behavioural probes first, then the mutant catalog.
+
+:func:`diagnose` runs the probes (:mod:`.probes`) and replays the mutants
+(:mod:`.replay`) on a failed :class:`~.case.Case`, and turns what they found into
+:class:`~autograder.engine.results.Diagnosis` objects whose hints come from the one
+registry of bugs (:mod:`.registry`).
+"""
+
+from __future__ import annotations
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
+from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.registry import bug
+from autograder.diagnose.replay import replay_mutants
+from autograder.engine.results import Diagnosis
+
+
+def explain(function: str, findings: list[Finding]) -> tuple[Diagnosis, ...]:
+    """Diagnoses for findings: the first finding of each id, its hint filled with its facts."""
+    seen: dict[str, Diagnosis] = {}
+    for finding in findings:
+        if finding.id not in seen:
+            seen[finding.id] = Diagnosis(finding.id, bug(finding.id).say(function=function, **finding.facts))
+    return tuple(seen.values())
+
+
+def findings_for(case: Case) -> list[Finding]:
+    """What the probes and the mutant catalog recognise in a failed call, most specific first."""
+    found = [finding for probe in PROBES for finding in probe(case)]
+    found += replay_mutants(case)
+    if not found:
+        found = [finding for probe in FALLBACK_PROBES for finding in probe(case)]
+    return found
+
+
+def diagnose(case: Case) -> tuple[Diagnosis, ...]:
+    """The named bugs that explain a failed call (empty when none does)."""
+    return explain(case.function, findings_for(case))
+

@@ -1,0 +1,45 @@
+"""Behavioural probes: name a bug from how a function behaves, not from a list of known wrong versions.
+
+Each probe takes a failed :class:`~autograder.diagnose.case.Case` and returns the
+:class:`~.finding.Finding` objects it can stand behind. :data:`PROBES` run on every failed
+call; :data:`FALLBACK_PROBES` only when nothing more specific was found.
+"""
+
+from autograder.diagnose.probes import arguments, calls, outputs, patterns, scale, softmax
+
+#: Probes run on every failed call, most specific first.
+PROBES = (
+    outputs.outputs_swapped,
+    softmax.wrong_axis,
+    softmax.variants,
+    scale.attention_scale,
+    softmax.scaled_scores,
+    arguments.mask_probes,
+    arguments.mask_without_head_axis,
+    arguments.weight_probes,
+    arguments.vector_probes,
+    arguments.confused_arguments,
+    arguments.rewritten_arguments,
+    outputs.scaled_part,
+    outputs.transposed_part,
+    outputs.values_confused,
+    outputs.averaged_heads,
+    patterns.causal_mask_pattern,
+    patterns.variance_as_std,
+    calls.own_generator,
+    calls.mask_needs_full_shape,
+    arguments.expects_transposed_weights,
+)
+
+#: Probes whose answer is vaguer: run only when the others and the mutant catalog found nothing.
+FALLBACK_PROBES = (
+    calls.right_on_the_last_axis_only,
+    outputs.proportional_weights,
+    arguments.mask_arithmetic,
+    calls.batch_only,
+    softmax.overflow,
+    patterns.heads_arrangement,
+    patterns.variance_of_other_draws,
+)
+
+__all__ = ["FALLBACK_PROBES", "PROBES"]

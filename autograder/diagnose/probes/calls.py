@@ -1,0 +1,130 @@
+"""Probes that call the student's function again, on inputs chosen to isolate a cause.
+
+Right on one example, wrong on a batch: the student's function is called on the first and
+the last example of the failed batched call alone; when both come out right, the bug is
+in how it handles batch axes (``K.T`` reversing every axis, a sum without
+``keepdims``, ``np.dot``). Random numbers of its own: a function that takes ``rng`` is
+called again with the same seed, and must give the same answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding, own
+from autograder.grade.compare import Parts, Raised, same_values
+from autograder.inputs import RngSeed
+
+#: The batch examples tried: the first and the last.
+EXAMPLES = (0, -1)
+#: Which registered bug a batching failure of a function is: softmax's has a more precise name.
+BATCH_BUG = {"softmax": "no_keepdims"}
+
+
+def _batched_arguments(case: Case) -> tuple[tuple[int, ...], dict[str, np.ndarray]]:
+    """The common batch shape and the array arguments that have batch axes."""
+    batched, batches = {}, []
+    for name, value in case.arguments.items():
+        core = case.contract.core_ndim_of(name)
+        if core is None or not isinstance(value, np.ndarray) or value.ndim <= core:
+            continue
+        batched[name] = value
+        batches.append(value.shape[: value.ndim - core])
+    try:
+        return np.broadcast_shapes(*batches) if batches else (), batched
+    except ValueError:
+        return (), {}
+
+
+def _example(case: Case, batch: tuple[int, ...], batched: dict[str, np.ndarray], position: int) -> dict:
+    """The arguments of one batch example: every batched argument indexed at ``position``."""
+    index = (position,) * len(batch)
+    return {
+        name: np.ascontiguousarray(np.broadcast_to(value, batch + value.shape[value.ndim - case.contract.core_ndim_of(name):])[index])
+        for name, value in batched.items()
+    }
+
+
+def _one_batch_axis(case: Case, batch: tuple[int, ...], batched: dict[str, np.ndarray]) -> dict:
+    """The arguments with their batch axes flattened into exactly one (a new one of size 1 when there are none)."""
+    if batch:
+        size = int(np.prod(batch))
+        return {
+            name: np.broadcast_to(value, batch + value.shape[value.ndim - case.contract.core_ndim_of(name):])
+            .reshape((size,) + value.shape[value.ndim - case.contract.core_ndim_of(name):])
+            for name, value in batched.items()
+        }
+    return {
+        name: np.asarray(value)[None]
+        for name, value in case.arguments.items()
+        if case.contract.core_ndim_of(name) is not None and isinstance(value, np.ndarray)
+    }
+
+
+def _right_on(case: Case, arguments: dict) -> bool:
+    answer = case.student_with(**arguments)
+    return answer is not None and _agrees(case, answer, case.reference_with(**arguments))
+
+
+def batch_only(case: Case) -> list[Finding]:
+    """Right on single examples (or with exactly one batch axis), wrong on the call's batch shape."""
+    if case.function == "softmax" and case.arguments["axis"] not in (-1, np.ndim(case.arguments["x"]) - 1):
+        return []
+    if not case.contract.core_ndim:
+        return []
+    batch, batched = _batched_arguments(case)
+    examples_right = bool(batch) and all(_right_on(case, _example(case, batch, batched, p)) for p in EXAMPLES)
+    if examples_right or (len(batch) != 1 and _right_on(case, _one_batch_axis(case, batch, batched))):
+        return own(case.function, BATCH_BUG.get(case.function, "no_batch_support"))
+    return []
+
+
+def _agrees(case: Case, answer: Parts, expected: Parts | Raised) -> bool:
+    return isinstance(expected, Parts) and same_values(answer, expected, case.tol)
+
+
+def own_generator(case: Case) -> list[Finding]:
+    """A function given a seeded ``rng`` that answers differently to the same seed."""
+    if not any(isinstance(value, RngSeed) for value in case.arguments.values()):
+        return []
+    if not isinstance(case.student, Parts):
+        return []
+    again = case.student_with()
+    if again is None or case.matches(again):
+        return []
+    return own(case.function, "own_generator")
+
+
+def right_on_the_last_axis_only(case: Case) -> list[Finding]:
+    """softmax that is right when the axis is the last one, wrong for another axis: no keepdims."""
+    if case.function != "softmax":
+        return []
+    x, axis = np.asarray(case.arguments["x"]), case.arguments["axis"]
+    if axis in (-1, x.ndim - 1):
+        return []
+    moved = np.ascontiguousarray(np.moveaxis(x, axis, -1))
+    answer = case.student_with(x=moved, axis=-1)
+    if answer is None or len(answer.arrays) != 1 or answer.arrays[0].shape != moved.shape:
+        return []
+    back = Parts(False, (np.moveaxis(answer.arrays[0], -1, axis),))
+    return own(case.function, "no_keepdims") if case.matches_reference(back) else []
+
+
+def mask_needs_full_shape(case: Case) -> list[Finding]:
+    """Right once the mask is given the full shape of the scores: the function does not broadcast it."""
+    mask = case.arguments.get("mask")
+    if mask is None:
+        return []
+    located_shape = case.reference.arrays[-1].shape  # the weights: (..., L_q, L_k), (..., T) or (..., h, n_q, n_kv)
+    if case.function == "multi_head_attention":
+        located_shape = located_shape[:-3] + located_shape[-2:]  # a mask has no head axis
+    mask = np.asarray(mask)
+    if mask.shape == located_shape:
+        return []
+    try:
+        full = np.ascontiguousarray(np.broadcast_to(mask, located_shape))
+    except ValueError:
+        return []
+    answer = case.student_with(mask=full)
+    return own(case.function, "mask_not_broadcast") if answer is not None and case.matches_reference(answer) else []

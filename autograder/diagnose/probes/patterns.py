@@ -1,0 +1,81 @@
+"""Probes that read the pattern of a result: a mask's triangle, an arrangement of heads, a variance.
+
+These look only at what the student returned, compared with what each kind of mistake
+would give: the other triangle of a causal mask or its complement, the right numbers in a
+wrong arrangement, a standard deviation where a variance belongs, or variances of the
+right size that were not drawn the documented way.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding, own
+from autograder.grade.compare import Parts
+
+#: Standard errors within which a variance counts as "the right size".
+STANDARD_ERRORS = 5
+
+
+def causal_mask_pattern(case: Case) -> list[Finding]:
+    """The other triangle, the diagonal left out, the complement, or the right pattern in another dtype."""
+    if case.function != "causal_mask" or not isinstance(case.student, Parts) or len(case.student.arrays) != 1:
+        return []
+    expected, actual = case.reference.arrays[0], case.student.arrays[0]
+    if actual.shape != expected.shape or actual.dtype.kind not in "biuf":
+        return []
+    n = expected.shape[-1]
+    with np.errstate(all="ignore"):
+        allowed = np.isfinite(actual) & (actual != 0) if actual.dtype.kind == "f" and np.isinf(actual).any() else actual != 0
+        additive = actual.dtype.kind == "f" and np.array_equal(np.isfinite(actual) & (actual == 0), expected)
+    patterns = (
+        (np.triu(np.ones((n, n), dtype=bool)), "upper_triangular"),
+        (np.tril(np.ones((n, n), dtype=bool), k=-1), "excludes_diagonal"),
+        (~expected, "inverted"),
+    )
+    for pattern, suffix in patterns:
+        if np.array_equal(allowed, pattern) and not np.array_equal(pattern, expected):
+            return own(case.function, suffix)
+    if (np.array_equal(allowed, expected) or additive) and actual.dtype.kind != "b":
+        return own(case.function, "not_boolean")
+    return []
+
+
+def heads_arrangement(case: Case) -> list[Finding]:
+    """split_heads or merge_heads with the right numbers in a wrong arrangement (a fallback)."""
+    if case.function not in ("split_heads", "merge_heads") or not isinstance(case.student, Parts):
+        return []
+    expected, actual = case.reference.arrays[0], case.student.arrays[0]
+    if actual.size != expected.size or actual.dtype.kind != "f":
+        return []
+    if not np.allclose(np.sort(actual, axis=None), np.sort(expected, axis=None), rtol=case.tol.rtol, atol=case.tol.atol):
+        return []
+    return own(case.function, "axes_order", actual=str(actual.shape), expected=str(expected.shape))
+
+
+def _sample_sizes(case: Case) -> tuple[int, int]:
+    return int(case.arguments["d_k"]), int(case.arguments["n_samples"])
+
+
+def variance_as_std(case: Case) -> list[Finding]:
+    """Standard deviations where variances are documented."""
+    if case.function != "dot_product_variance" or not isinstance(case.student, Parts):
+        return []
+    roots = Parts(True, tuple(np.sqrt(part) for part in case.reference.arrays))
+    return own(case.function, "std_not_var") if case.explains(roots) else []
+
+
+def variance_of_other_draws(case: Case) -> list[Finding]:
+    """Variances of the right size (d_k, then 1) that are not the documented draws' (a fallback)."""
+    if case.function != "dot_product_variance" or not isinstance(case.student, Parts):
+        return []
+    d_k, n = _sample_sizes(case)
+    values = [float(np.asarray(part).ravel()[0]) for part in case.student.arrays if np.size(part) == 1]
+    if len(values) != 2 or n < 2:
+        return []
+    allowed = STANDARD_ERRORS * math.sqrt((2 + 6 / d_k) / n)  # relative standard error of the variance
+    right_size = abs(values[0] / d_k - 1) <= allowed and abs(values[1] - 1) <= allowed
+    return own(case.function, "draw_order") if right_size else []

@@ -1,0 +1,218 @@
+"""Probes of how a function turns scores into weights: its own softmax, or the one inside it.
+
+A function that calls ``softmax`` (attention, the context vector, multi-head attention)
+takes it as a keyword-only argument (see :mod:`attn_reference.contract`). So the probes
+can ask the reference "what if the softmax inside were normalised over another axis, or
+never divided by the sum, or fed zeros for masked scores?" and compare that with the
+student's result, without a wrong version of each function written by hand. The same
+variants applied to ``softmax`` itself diagnose it directly.
+
+Fitting goes further: when the student's weights are a softmax of the reference's scores
+times some factor, the factor is measured, so a scale by any wrong number is named with
+that number (the diagnosis of attention scales lives in :mod:`.scale`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from attn_reference._validate import as_float_array
+from attn_reference.softmax import softmax as reference_softmax
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding, own
+from autograder.grade.compare import Parts, Raised, run
+from autograder.grade.messages import distribution_axis
+
+#: Weights below this are treated as zero when fitting (their logarithm says nothing).
+SMALLEST_FITTED_WEIGHT = 1e-12
+#: Relative distance from 1 under which a fitted factor counts as 1.
+UNIT_FACTOR_RTOL = 1e-3
+#: Largest exponent ``exp`` takes without overflowing in float32.
+FLOAT32_EXP_LIMIT = 88.0
+
+
+def _scores(x) -> np.ndarray:
+    return as_float_array(x, "x", min_ndim=1)
+
+
+def along(axis: int) -> Callable:
+    """A softmax that normalises along ``axis`` whatever axis it is asked for."""
+
+    def softmax_along(x, **_asked):
+        return reference_softmax(x, axis=axis)
+
+    return softmax_along
+
+
+def unnormalised(x, axis: int = -1) -> np.ndarray:
+    """``exp(x - max)``: the shift without the division."""
+    scores = _scores(x)
+    with np.errstate(all="ignore"):
+        return np.exp(scores - np.max(scores, axis=axis, keepdims=True))
+
+
+def unshifted(x, axis: int = -1) -> np.ndarray:
+    """``exp(x) / sum(exp(x))``: the division without the shift (overflows on large scores)."""
+    with np.errstate(all="ignore"):
+        exps = np.exp(_scores(x))
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+def masked_as_zero(x, axis: int = -1) -> np.ndarray:
+    """A softmax that sees masked (``-inf``) scores as 0: what multiplying the scores by the mask gives."""
+    scores = _scores(x)
+    return reference_softmax(np.where(np.isneginf(scores), 0.0, scores).astype(scores.dtype), axis=axis)
+
+
+def global_shift(x, axis: int = -1) -> np.ndarray:
+    """Shift by the maximum of the whole array, divide by each slice's sum (slices far below it give 0/0)."""
+    scores = _scores(x)
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores - np.max(scores))
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
+def global_normalisation(x, axis: int = -1) -> np.ndarray:
+    """Shift by the global maximum and divide by the sum of every entry."""
+    scores = _scores(x)
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores - np.max(scores))
+        return exps / np.sum(exps)
+
+
+def with_softmax(case: Case, variant: Callable) -> Parts | Raised | None:
+    """The reference's result had it used ``variant`` as its softmax (None when it uses none)."""
+    if case.function == "softmax":
+        arguments = case.arguments
+        return run(variant, (arguments["x"],), {"axis": arguments["axis"]})
+    if "softmax" not in case.contract.calls:
+        return None
+    return case.reference_with(dependencies={"softmax": variant})
+
+
+def _distribution(case: Case) -> tuple[int, int] | None:
+    return distribution_axis(case.function, case.args, case.kwargs)
+
+
+def wrong_axis(case: Case) -> list[Finding]:
+    """Normalised along another axis than the documented one."""
+    located = _distribution(case)
+    if located is None:
+        return []
+    part, axis = located
+    expected = case.reference.arrays[part]
+    logits = _logits(case)
+    if logits is None:
+        return []
+    logits_ndim = logits.ndim
+    normalised = axis % expected.ndim - expected.ndim
+    for other in range(-logits_ndim, 0):
+        if other != normalised and case.explains(with_softmax(case, along(other)), only_part=part):
+            output = case.contract.outputs[part]
+            return own(case.function, "wrong_axis", actual=output.axis_name(other, logits_ndim),
+                       expected=output.axis_name(normalised, expected.ndim))
+    return []
+
+
+def variants(case: Case) -> list[Finding]:
+    """Unnormalised, unshifted, masked-as-zero or globally normalised weights."""
+    located = _distribution(case)
+    if located is None:
+        return []
+    part = located[0]
+    checks = (
+        (unnormalised, "not_normalized"),
+        (unshifted, "no_max_shift"),
+        (masked_as_zero, "multiplicative_mask"),
+        (global_normalisation, "global_normalization"),
+        (global_shift, "max_not_per_slice"),
+    )
+    findings = []
+    for variant, suffix in checks:
+        if case.explains(with_softmax(case, variant), only_part=part):
+            findings += own(case.function, suffix)
+    return findings
+
+
+def _logits(case: Case) -> np.ndarray | None:
+    """The scores the reference hands to its softmax (``x`` itself for softmax)."""
+    if case.function == "softmax":
+        return np.asarray(case.arguments["x"], dtype=np.float64)
+    seen: list[np.ndarray] = []
+
+    def recording(x, axis=-1):
+        seen.append(np.asarray(x, dtype=np.float64))
+        return reference_softmax(x, axis=axis)
+
+    if with_softmax(case, recording) is None or not seen:
+        return None
+    return seen[-1]
+
+
+def fitted_factor(logits: np.ndarray, weights: np.ndarray, axis: int, case: Case) -> float | None:
+    """The ``t`` for which ``weights == softmax(t * logits)`` along ``axis``, or None when none fits.
+
+    Least squares on the logarithms, centred per row over the entries that carry
+    information (finite logits, weights above :data:`SMALLEST_FITTED_WEIGHT`), then a check
+    that the fitted softmax really reproduces the weights.
+    """
+    logits = np.moveaxis(logits, axis, -1)
+    weights = np.moveaxis(np.asarray(weights, dtype=np.float64), axis, -1)
+    if logits.shape != weights.shape:
+        return None
+    with np.errstate(all="ignore"):
+        useful = np.isfinite(logits) & (weights > SMALLEST_FITTED_WEIGHT)
+        count = useful.sum(axis=-1, keepdims=True)
+        x = np.where(useful, logits, 0.0)
+        y = np.where(useful, np.log(np.where(useful, weights, 1.0)), 0.0)
+        x = np.where(useful, x - x.sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0.0)
+        y = np.where(useful, y - y.sum(axis=-1, keepdims=True) / np.maximum(count, 1), 0.0)
+        spread = float(np.sum(x * x))
+    if spread == 0.0 or not np.isfinite(spread):
+        return None
+    factor = float(np.sum(x * y) / spread)
+    with np.errstate(all="ignore"):
+        refitted = reference_softmax(factor * logits, axis=-1)
+    close = np.isclose(refitted, weights, rtol=case.tol.rtol, atol=max(case.tol.atol, 1e-6))
+    return factor if bool(np.all(close | np.isnan(refitted))) and np.isfinite(factor) else None
+
+
+def measured_factor(case: Case) -> float | None:
+    """The factor the student's weights imply on the reference's scores (None when not a softmax of them)."""
+    located = _distribution(case)
+    logits = _logits(case)
+    if located is None or logits is None:
+        return None
+    part, axis = located
+    weights = case.student_part(part)
+    if weights is None or weights.shape != case.reference.arrays[part].shape or weights.dtype.kind != "f":
+        return None
+    return fitted_factor(logits, weights, axis, case)
+
+
+def scaled_scores(case: Case) -> list[Finding]:
+    """softmax and the context vector: weights that are a softmax of the scores times a factor."""
+    if case.function not in ("softmax", "attention_context"):
+        return []
+    factor = measured_factor(case)
+    if factor is None or abs(factor - 1.0) <= UNIT_FACTOR_RTOL:
+        return []
+    return own(case.function, "scaled_scores", factor=f"{factor:.4g}")
+
+
+def overflow(case: Case) -> list[Finding]:
+    """Non-finite weights where the reference's are finite, on scores large enough to overflow exp."""
+    located = _distribution(case)
+    logits = _logits(case)
+    if located is None or logits is None:
+        return []
+    weights = case.student_part(located[0])
+    expected = case.reference.arrays[located[0]]
+    if weights is None or weights.shape != expected.shape or weights.dtype.kind != "f":
+        return []
+    finite_logits = logits[np.isfinite(logits)]
+    large = finite_logits.size and np.max(np.abs(finite_logits)) > FLOAT32_EXP_LIMIT
+    broken = ~np.isfinite(weights) & np.isfinite(expected)
+    return own(case.function, "no_max_shift") if large and broken.any() else []

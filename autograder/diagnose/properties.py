@@ -1,0 +1,72 @@
+"""Properties every call must have, whatever it computes: checked on every call.
+
+The worker reports, with each result, the array arguments the call changed in place and
+what kind of object it returned. From that and the expected result, :func:`call_properties`
+finds the bugs no value comparison shows: inputs modified in place, a Python list where
+an array or a tuple is documented, and float32 results coming back as float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attn_reference.contract import OutputKind
+from autograder.call import CallOutcome
+from autograder.diagnose.case import reference_parameters
+from autograder.diagnose.probes.finding import Finding
+from autograder.grade.compare import Parts, contract
+
+LIST = "list"
+
+
+def argument_name(function: str, label: str) -> str:
+    """The parameter a worker label stands for: ``"0"`` -> ``"x"``, ``"1.0"`` -> ``"K[0]"``, ``"mask"`` -> ``"mask"``."""
+    head, *path = label.split(".")
+    names = reference_parameters(function)
+    name = names[int(head)] if head.isdigit() and int(head) < len(names) else head
+    return name + "".join(f"[{index}]" for index in path)
+
+
+def modified_inputs(function: str, outcome: CallOutcome) -> list[Finding]:
+    """One finding per argument the call changed in place."""
+    return [Finding("call.modifies_input", {"argument": argument_name(function, label)}) for label in outcome.mutated]
+
+
+def _documented(function: str) -> str:
+    documented = contract(function)
+    if documented.returns_tuple:
+        return f"a tuple ({', '.join(documented.output_names)})"
+    return "a numpy array"
+
+
+def returned_lists(function: str, outcome: CallOutcome) -> list[Finding]:
+    """A list returned where the contract documents an array, a number or a tuple."""
+    outputs = contract(function).outputs
+    arrays_as_lists = [
+        kind == LIST for index, kind in enumerate(outcome.parts)
+        if index < len(outputs) and outputs[index].kind is OutputKind.ARRAY
+    ]
+    if outcome.container == LIST or any(arrays_as_lists):
+        return [Finding("call.returns_list", {"documented": _documented(function)})]
+    return []
+
+
+def float32_promoted(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
+    """Arrays that should be float32 (the reference's are) returned as float64."""
+    parts = outcome.result if isinstance(outcome.result, tuple) else (outcome.result,)
+    outputs = contract(function).outputs
+    promoted = [
+        expected.arrays[index].dtype == np.float32 and np.asarray(part).dtype == np.float64
+        for index, part in enumerate(parts)
+        if index < min(len(outputs), len(expected.arrays)) and outputs[index].kind is OutputKind.ARRAY
+    ]
+    return [Finding("call.float32_promoted", {})] if any(promoted) else []
+
+
+def call_properties(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
+    """Every property the call broke; ``expected`` is the result it is judged against (for dtypes)."""
+    return [
+        *modified_inputs(function, outcome),
+        *returned_lists(function, outcome),
+        *float32_promoted(function, expected, outcome),
+    ]

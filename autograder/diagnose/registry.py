@@ -1,0 +1,195 @@
+"""Every bug the grader can name: a stable id, the questions it belongs to, and a hint.
+
+This is the one registry of diagnoses. The mutant catalog (:mod:`autograder.mutants`),
+the behavioural probes (:mod:`autograder.diagnose.probes`) and the call properties
+(:mod:`autograder.diagnose.properties`) all name bugs by these ids; a test checks that
+none of them uses an id missing here. A hint is one sentence to the student that says
+what to change; ``{placeholders}`` are filled with the facts the grader measured (the
+scale it found, the argument that was modified).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The graded functions each id prefix belongs to ("*" for any function).
+PREFIXES: dict[str, tuple[str, ...]] = {
+    "call": ("*",),
+    "softmax": ("softmax",),
+    "causal_mask": ("causal_mask",),
+    "attention": ("scaled_dot_product_attention",),
+    "variance": ("dot_product_variance",),
+    "additive": ("additive_score",),
+    "luong": ("dot_score", "general_score", "concat_score"),
+    "context": ("attention_context",),
+    "heads": ("split_heads", "merge_heads"),
+    "mha": ("multi_head_attention",),
+}
+
+
+@dataclass(frozen=True)
+class Bug:
+    """A nameable bug: ``id`` is ``<prefix>.<what>``; ``hint`` may hold ``{placeholders}``."""
+
+    id: str
+    hint: str
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        """The graded functions this bug can be found in (``("*",)`` for any)."""
+        return PREFIXES[self.id.split(".")[0]]
+
+    def belongs_to(self, function: str) -> bool:
+        return "*" in self.functions or function in self.functions
+
+    def say(self, **facts) -> str:
+        """The hint with its placeholders filled."""
+        return self.hint.format(**facts)
+
+
+#: How the weight matrices are applied, per assignment family (said in transposition hints).
+COLUMN_CONVENTION = "this assignment writes W_a s for a column vector s, which is s @ W_a.T for a row of s"
+ROW_CONVENTION = "this assignment applies every weight as X @ W"
+
+BUGS: tuple[Bug, ...] = (
+    # properties of any call
+    Bug("call.modifies_input", "Your {function} changes its argument {argument} in place (e.g. `x -= x.max(...)`); compute into a new array so the caller's data is left as it was."),
+    Bug("call.returns_list", "Your {function} returns a Python list where a numpy array is documented; return np.asarray(...) of it, or build it with numpy operations."),
+    Bug("call.float32_promoted", "Your {function} turns float32 input into a float64 result: a float64 numpy scalar or array such as np.sqrt(d_k) promotes float32 arrays under NumPy 2, so use math.sqrt(d_k), a Python float, or cast back with .astype(x.dtype)."),
+    Bug("call.outputs_swapped", "Your {function} returns its outputs in another order; return ({expected}) in that order."),
+    # softmax
+    Bug("softmax.no_max_shift", "Your softmax does not subtract the maximum before exponentiating, so large scores overflow to inf and NaN."),
+    Bug("softmax.wrong_axis", "Your softmax normalises along {actual} instead of along {expected}, the axis it is given."),
+    Bug("softmax.not_normalized", "Your softmax does not divide by the sum of the exponentials along the axis, so the weights do not sum to 1."),
+    Bug("softmax.no_keepdims", "Your softmax is right on a single row but wrong on a batch of rows: reduce with keepdims=True so the maximum and the sum broadcast against their own row."),
+    Bug("softmax.global_normalization", "Your softmax divides by the sum over all entries instead of the sum along the given axis."),
+    Bug("softmax.scaled_scores", "Your softmax multiplies the scores by {factor} before exponentiating; softmax(x) uses the scores as they are."),
+    Bug("softmax.max_not_per_slice", "Your softmax subtracts one maximum for the whole array instead of each slice's own maximum, so slices far below it underflow to 0/0; use np.max(x, axis=axis, keepdims=True)."),
+    # causal_mask
+    Bug("causal_mask.upper_triangular", "Your causal mask is upper-triangular, letting each position see the future instead of the past."),
+    Bug("causal_mask.excludes_diagonal", "Your causal mask hides the diagonal, but each position must be allowed to attend to itself."),
+    Bug("causal_mask.inverted", "Your causal mask is True where attention is forbidden; True must mean the query may attend to that key."),
+    Bug("causal_mask.not_boolean", "Your causal mask has the right pattern but is not a boolean array; return True/False values (e.g. with <= or np.tril(...).astype(bool))."),
+    Bug("causal_mask.not_an_array", "Your causal mask is a Python list; return a numpy boolean array."),
+    # scaled_dot_product_attention
+    Bug("attention.no_scaling", "Your attention does not divide the scores Q K^T by sqrt(d_k) before the softmax."),
+    Bug("attention.scale_by_dk", "Your attention divides the scores by d_k instead of by sqrt(d_k)."),
+    Bug("attention.scale_by_wrong_dim", "Your attention divides the scores by the square root of {dimension} instead of sqrt(d_k), the size of the queries and keys (Q.shape[-1])."),
+    Bug("attention.hard_coded_scale", "Your attention divides the scores by the constant {scale}, which is sqrt(d_k) only when d_k = {d_k_it_fits}; compute it from Q.shape[-1]."),
+    Bug("attention.wrong_scale", "Your attention divides the scores by {scale} instead of sqrt(d_k) = {expected} (here d_k = {d_k})."),
+    Bug("attention.scale_after_softmax", "Your attention divides by sqrt(d_k) after the softmax instead of scaling the scores before it."),
+    Bug("attention.mask_inverted", "Your attention treats True in the mask as blocked, but True means the query may attend to that key."),
+    Bug("attention.mask_ignored", "Your attention ignores the mask: positions where the mask is False/0 must get weight exactly 0."),
+    Bug("attention.mask_after_softmax", "Your attention zeroes the masked weights after the softmax, so the rows no longer sum to 1; set masked scores to -inf before it."),
+    Bug("attention.multiplicative_mask", "Your attention multiplies the scores by the mask, which makes masked scores 0 instead of -inf."),
+    Bug("attention.mask_transposed", "Your attention applies the mask transposed: mask[i, j] is about query i and key j."),
+    Bug("attention.wrong_axis", "Your attention applies the softmax along {actual} instead of over the keys, {expected}."),
+    Bug("attention.not_normalized", "Your attention weights do not sum to 1 over the keys: divide the exponentials by their sum along the last axis."),
+    Bug("attention.no_batch_support", "Your attention is right for one example but wrong on batched input: transpose only the last two axes (np.swapaxes(K, -1, -2), not K.T) and let every operation work on the trailing axes."),
+    Bug("attention.no_max_shift", "Your attention overflows on large scores: subtract each row's maximum score before exponentiating."),
+    Bug("attention.transposed_weights", "Your attention returns A transposed: row i of A must hold query i's weights over the keys."),
+    Bug("attention.values_confused", "Your attention multiplies the weights by {used} where the values V belong: Z = A @ V."),
+    Bug("attention.mask_nan", "Your attention turns masked scores into NaN (0 * -inf is NaN, so an additive mask built as (1 - mask) * -inf breaks every row); use np.where(mask, scores, -np.inf)."),
+    Bug("attention.mask_not_broadcast", "Your attention handles a mask only when it has exactly the shape of the scores; use np.where(mask, scores, -np.inf), which broadcasts a (L_q, L_k) or (B, 1, L_k) mask."),
+    # dot_product_variance
+    Bug("variance.not_sampled", "Your function returns the theoretical variances d_k and 1 instead of measuring them from samples."),
+    Bug("variance.scaled_by_dk", "Your scaled dot products are divided by d_k instead of by sqrt(d_k)."),
+    Bug("variance.own_generator", "Your function draws from its own random numbers instead of the rng it is given, so the same rng does not give the same result; draw with rng.standard_normal."),
+    Bug("variance.draw_order", "Your variances have the right size but are not computed from the documented draws: first q = rng.standard_normal((n_samples, d_k)), then k of the same shape."),
+    Bug("variance.scaled_variance_by_sqrt", "Your var_scaled divides the variance by sqrt(d_k); it is the variance of the scaled dot products, np.var(dots / sqrt(d_k)), which is the variance divided by d_k."),
+    Bug("variance.all_pairs", "Your function takes the dot product of every q with every k (q @ k.T); the experiment pairs q_i with k_i only: np.sum(q * k, axis=-1)."),
+    Bug("variance.wrong_sum_axis", "Your dot products sum over the samples instead of over the d_k coordinates; sum q * k along the last axis, giving one dot product per sample."),
+    Bug("variance.std_not_var", "Your function returns standard deviations; the experiment asks for variances (np.var)."),
+    # additive_score
+    Bug("additive.missing_tanh", "Your additive score leaves out the tanh around W_a s + U_a h_j."),
+    Bug("additive.swapped_weights", "Your additive score applies W_a to the encoder states and U_a to the decoder state instead of the other way round."),
+    Bug("additive.no_source_axis", "Your additive score adds W_a s to U_a h_j without inserting the source axis, so batched decoder states broadcast against the wrong axis."),
+    Bug("additive.weight_transposed", "Your additive score uses {weight} transposed; " + COLUMN_CONVENTION + "."),
+    Bug("additive.ignores_v_a", "Your additive score sums the tanh features instead of taking their dot product with v_a."),
+    Bug("additive.no_batch_support", "Your additive score is right for one decoder state but wrong on batched input: let every operation work on the trailing axes."),
+    # Luong scores
+    Bug("luong.no_batch_support", "Your {function} is right for one decoder state but wrong on batched input: np.dot or a plain transpose mixes the batch axes; use @ with the state as a trailing axis."),
+    Bug("luong.general_transposed", "Your general score uses W_a transposed, computing h_j^T W_a s instead of s^T W_a h_j."),
+    Bug("luong.concat_order", "Your concat score concatenates [h_j; s] instead of [s; h_j]."),
+    Bug("luong.concat_split", "Your concat score splits W_a after d_h columns; its first d_s columns multiply s and the last d_h multiply h_j (W_a[:, :d_s], W_a[:, d_s:])."),
+    Bug("luong.sum_wrong_axis", "Your dot score sums the products over the source positions instead of over the features; sum over the last axis (one score per position)."),
+    Bug("luong.weight_transposed", "Your {function} uses {weight} transposed; " + COLUMN_CONVENTION + "."),
+    Bug("luong.ignores_v_a", "Your concat score sums the tanh features instead of taking their dot product with v_a."),
+    Bug("luong.scaled_output", "Your {function} multiplies the scores by {factor}; these scores are not scaled."),
+    Bug("additive.scaled_output", "Your additive score multiplies the scores by {factor}; these scores are not scaled."),
+    Bug("additive.tanh_outside", "Your additive score applies the tanh after the dot product with v_a; it belongs inside: v_a . tanh(W_a s + U_a h_j)."),
+    # attention_context
+    Bug("context.no_softmax", "Your context vector weights the encoder states with the raw scores instead of their softmax."),
+    Bug("context.mask_ignored", "Your context vector ignores the padding mask, so padded positions still get weight."),
+    Bug("context.mask_inverted", "Your context vector treats True in the mask as padding, but True marks the positions the decoder may attend to."),
+    Bug("context.mask_after_softmax", "Your context vector zeroes the padded weights after the softmax, so they no longer sum to 1; set padded scores to -inf before it."),
+    Bug("context.wrong_axis", "Your context vector normalises the scores along {actual} instead of over the source positions, {expected}."),
+    Bug("context.not_normalized", "Your attention weights alpha do not sum to 1: divide the exponentials by their sum over the source positions."),
+    Bug("context.no_max_shift", "Your context vector overflows on large scores: subtract the largest score before exponentiating."),
+    Bug("context.no_batch_support", "Your context vector is right for one decoder step but wrong on batched input: keep every operation on the trailing axes (alpha[..., None, :] @ H)."),
+    Bug("context.scaled_scores", "Your context vector multiplies the scores by {factor} before the softmax; use the scores as they are."),
+    Bug("context.multiplicative_mask", "Your context vector multiplies the scores by the mask, which makes padded scores 0 instead of -inf, so padded positions keep some weight."),
+    Bug("context.mask_not_broadcast", "Your context vector handles a mask only when it has exactly the shape of the scores; use np.where(mask, scores, -np.inf), which broadcasts a (T,) mask over the batch."),
+    Bug("context.mask_nan", "Your context vector turns padded scores into NaN (0 * -inf is NaN); use np.where(mask, scores, -np.inf)."),
+    # split_heads and merge_heads
+    Bug("heads.reshape_without_transpose", "Your split_heads reshapes straight to (..., num_heads, n, d_head) without first reshaping to (..., n, num_heads, d_head) and swapping those two axes."),
+    Bug("heads.interleaved", "Your split_heads gives each head every num_heads-th feature instead of a contiguous block of d_model // num_heads features."),
+    Bug("heads.merge_interleaved", "Your merge_heads interleaves the heads' features (feature i of every head, then feature i + 1) instead of putting each head's block of d_head features side by side."),
+    Bug("heads.merge_mismatch", "Your merge_heads reshapes without first swapping the head and position axes back, so it is not the inverse of split_heads."),
+    Bug("heads.axes_order", "Your {function} has the right numbers in the wrong arrangement: its axes come out as {actual} instead of {expected}."),
+    Bug("heads.no_batch_support", "Your {function} is right for one sequence but wrong on batched input: index the axes from the end (X.shape[-2:], -3) so leading batch axes pass through."),
+    Bug("heads.float_division", "Your split_heads computes d_head with / (a float), which reshape rejects; use integer division, d_model // num_heads."),
+    # multi_head_attention
+    Bug("mha.scale_by_d_model", "Your heads scale their scores by sqrt(d_model) instead of sqrt(d_head) = sqrt(d_model / num_heads)."),
+    Bug("mha.no_scaling", "Your heads do not divide their scores by sqrt(d_head) before the softmax."),
+    Bug("mha.scale_by_wrong_dim", "Your heads divide their scores by the square root of {dimension} instead of sqrt(d_head) = sqrt(d_model / num_heads)."),
+    Bug("mha.hard_coded_scale", "Your heads divide their scores by the constant {scale}, which is sqrt(d_head) only when d_head = {d_k_it_fits}; compute it from the shapes."),
+    Bug("mha.wrong_scale", "Your heads divide their scores by {scale} instead of sqrt(d_head) = {expected} (here d_head = {d_k})."),
+    Bug("mha.missing_output_projection", "Your multi-head attention returns the merged heads without multiplying them by W_o."),
+    Bug("mha.missing_projection", "Your multi-head attention leaves out the projection {weight}."),
+    Bug("mha.keys_from_queries", "Your multi-head attention computes the keys and values from X_q instead of X_kv, which is only right for self-attention."),
+    Bug("mha.weight_transposed", "Your multi-head attention uses {weight} transposed (X @ W.T is PyTorch's nn.Linear convention); " + ROW_CONVENTION + "."),
+    Bug("mha.weights_swapped", "Your multi-head attention uses {used} where {expected} belongs."),
+    Bug("mha.mask_ignored", "Your multi-head attention ignores the mask in some or all heads; apply it to the scores of every head."),
+    Bug("mha.mask_inverted", "Your multi-head attention treats True in the mask as blocked, but True means the query may attend to that key."),
+    Bug("mha.wrong_axis", "Your heads apply the softmax along {actual} instead of over the keys, {expected}."),
+    Bug("mha.no_max_shift", "Your multi-head attention overflows on large scores: subtract each row's maximum score before exponentiating."),
+    Bug("mha.no_batch_support", "Your multi-head attention is right for one sequence but wrong on batched input: split, transpose and merge on the trailing axes only."),
+    Bug("mha.multiplicative_mask", "Your multi-head attention multiplies the scores by the mask, which makes masked scores 0 instead of -inf."),
+    Bug("mha.mask_after_softmax", "Your multi-head attention zeroes the masked weights after the softmax, so the rows no longer sum to 1; set masked scores to -inf before it."),
+    Bug("mha.mask_nan", "Your multi-head attention turns masked scores into NaN (0 * -inf is NaN, so an additive mask built as (1 - mask) * -inf breaks every row); use np.where(mask, scores, -np.inf)."),
+    Bug("mha.mask_not_broadcast", "Your multi-head attention handles a mask only when it has the full (..., n_q, n_kv) shape; a (n_kv,) or (B, 1, n_kv) mask must broadcast too (np.where(mask, scores, -np.inf) on scores with the head axis added to the mask)."),
+    Bug("mha.mask_head_axis", "Your multi-head attention applies a batched mask without a head axis, so its batch axis lines up with the heads; insert one with mask[..., None, :, :]."),
+    Bug("mha.averaged_heads", "Your multi-head attention returns the heads' weights averaged into one (..., n_q, n_kv) array; return every head's weights, shape (..., num_heads, n_q, n_kv)."),
+    Bug("mha.not_normalized", "Your heads' weights do not sum to 1 over the keys: divide the exponentials by their sum along the last axis."),
+)
+
+_BY_ID = {bug.id: bug for bug in BUGS}
+
+
+def bug(bug_id: str) -> Bug:
+    """The registered bug with this id.
+
+    Raises
+    ------
+    KeyError
+        When no bug has this id.
+    """
+    try:
+        return _BY_ID[bug_id]
+    except KeyError:
+        raise KeyError(f"no diagnosis with id {bug_id!r}") from None
+
+
+def prefix_of(function: str) -> str:
+    """The id prefix of a graded function's own bugs (``"attention"`` for scaled_dot_product_attention).
+
+    Raises
+    ------
+    KeyError
+        For a function no prefix covers.
+    """
+    for prefix, functions in PREFIXES.items():
+        if function in functions:
+            return prefix
+    raise KeyError(f"no diagnosis prefix covers {function!r}")

@@ -1,0 +1,44 @@
+"""Replay the mutant catalog on a failed call: a known wrong version that gives what the student got."""
+
+from __future__ import annotations
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding
+from autograder.errors import StudentException
+from autograder.grade.compare import Raised, agrees, run, same_values
+from autograder.mutants.catalog import mutants_for
+
+
+def exception_summary(error: BaseException) -> str:
+    """``Type: message`` of an exception; for a student's, the last line of its traceback."""
+    if isinstance(error, StudentException):
+        return error.last_line
+    return f"{type(error).__name__}: {error}".strip()
+
+
+def _same_outcome(mutant, student, case: Case) -> bool:
+    """Both raised the same exception, or both returned the same structure with close values."""
+    if isinstance(mutant, Raised) or isinstance(student, Raised):
+        both = isinstance(mutant, Raised) and isinstance(student, Raised)
+        return both and exception_summary(mutant.error) == exception_summary(student.error)
+    return same_values(mutant, student, case.tol)
+
+
+def replay_mutants(case: Case) -> list[Finding]:
+    """One finding per bug id whose mutant reproduces the student's outcome here.
+
+    A mutant that cannot be told from the reference on these inputs never matches.
+    Mutants call the reference's own helpers, so they are replayed only when no error is
+    being carried forward (``case.dependencies`` is empty).
+    """
+    if case.dependencies:
+        return []
+    found: dict[str, Finding] = {}
+    for candidate in mutants_for(case.function):
+        if candidate.id in found:
+            continue
+        produced = run(candidate.implementation, case.args, case.kwargs)
+        distinguishable = isinstance(produced, Raised) or not agrees(case.reference, produced, case.tol)
+        if distinguishable and _same_outcome(produced, case.student, case):
+            found[candidate.id] = Finding(candidate.id, dict(candidate.facts))
+    return list(found.values())

@@ -1,0 +1,176 @@
+"""Words for the student: what a :class:`~autograder.grade.compare.Difference` means.
+
+Messages speak about shapes, dtypes, the inputs' sizes and the first wrong entry, never
+the hidden inputs' values.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from autograder.grade.compare import (
+    Difference,
+    DifferenceKind,
+    Tolerance,
+    contract,
+    mismatched,
+    reference_function,
+)
+
+#: Digits shown for a number in messages.
+DIGITS = 4
+#: Magnitudes shown in fixed-point notation; others use scientific notation.
+FIXED_POINT_RANGE = (1e-3, 1e5)
+
+
+def number(value) -> str:
+    """A number as shown to students: 4 decimals, or scientific notation when tiny or huge."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    value = float(value)
+    low, high = FIXED_POINT_RANGE
+    if value == 0 or not np.isfinite(value) or low <= abs(value) < high:
+        return f"{value:.{DIGITS}f}"
+    return f"{value:.{DIGITS}e}"
+
+
+def count(n: int, singular: str, plural: str) -> str:
+    """``"1 entry"``, ``"3 entries"``."""
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def entry(expected: np.ndarray, actual: np.ndarray, index: tuple) -> str:
+    """``"at index (0, 2): expected 0.4519, got 0.3000"`` (no index for 0-d arrays)."""
+    where = f"at index {index}: " if index else ""
+    return f"{where}expected {number(expected[index])}, got {number(actual[index])}"
+
+
+def first_mismatch(expected: np.ndarray, actual: np.ndarray, tol: Tolerance) -> str:
+    """Describe the first entry (in C order) where ``actual`` is not close to ``expected``.
+
+    Returns
+    -------
+    str
+        E.g. ``"at index (0, 2, 1): expected 0.4519, got 0.3000"``; empty when every
+        defined entry is close.
+
+    Raises
+    ------
+    ValueError
+        When the shapes differ.
+    """
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if expected.shape != actual.shape:
+        raise ValueError(f"shapes differ: expected {expected.shape}, actual {actual.shape}")
+    wrong = np.argwhere(mismatched(expected, actual, tol))  # (n_wrong, ndim)
+    if not len(wrong):
+        return ""
+    return entry(expected, actual, tuple(int(i) for i in wrong[0]))
+
+
+def input_shapes(function: str, args: tuple, kwargs: dict) -> str:
+    """The inputs' shapes and integer values, e.g. ``"Q (2, 5, 4), num_heads=2"``."""
+    try:
+        bound = inspect.signature(reference_function(function)).bind(*args, **kwargs)
+    except TypeError:
+        return ""
+    described = []
+    for name, value in bound.arguments.items():
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            described.append(f"{name}={int(value)}")
+        elif isinstance(value, (np.ndarray, list, tuple)):
+            described.append(f"{name} {np.shape(value)}")
+    return ", ".join(described)
+
+
+def distribution_axis(function: str, args: tuple, kwargs: dict) -> tuple[int, int] | None:
+    """(part index, axis) of the part that must sum to 1, if the function has one."""
+    distribution = contract(function).distribution
+    if distribution is None:
+        return None
+    axis = distribution.axis
+    if isinstance(axis, str):
+        bound = inspect.signature(reference_function(function)).bind(*args, **kwargs)
+        bound.apply_defaults()
+        axis = bound.arguments[axis]
+    return distribution.output, int(axis)
+
+
+def sums_note(actual: np.ndarray, axis: int, tol: Tolerance) -> str:
+    """A note on the sums along ``axis`` when they are not all 1."""
+    with np.errstate(all="ignore"):
+        sums = np.sum(actual.astype(np.float64), axis=axis)
+    finite = sums[np.isfinite(sums)]
+    if not finite.size or np.allclose(finite, 1.0, rtol=tol.rtol, atol=tol.atol):
+        return ""
+    return (
+        f"; its sums along axis {axis} should all be 1 but range from "
+        f"{number(finite.min())} to {number(finite.max())}"
+    )
+
+
+def part_name(function: str, part: int, is_tuple: bool) -> str:
+    """The documented name of a returned part (``"A"``), or ``"result[i]"``."""
+    names = contract(function).output_names
+    if not is_tuple:
+        return names[0] if len(names) == 1 else "the result"
+    return names[part] if part < len(names) and len(names) > 1 else f"result[{part}]"
+
+
+def _structural(function: str, difference: Difference) -> str:
+    names = contract(function).output_names
+    arity = f"a tuple of {len(names)} ({', '.join(names)})"
+    if difference.kind is DifferenceKind.SINGLE_NOT_TUPLE:
+        return f"expected {arity}, got a single {difference.got}"
+    if difference.kind is DifferenceKind.ARITY:
+        return f"expected {arity}, got a tuple of {difference.got}"
+    return f"expected a single array, got a tuple of {difference.got}"
+
+
+def _values(name: str, difference: Difference, tol: Tolerance, sums_axis: int | None) -> str:
+    expected, actual = difference.expected, difference.actual
+    tolerance = f"(rtol={tol.rtol:g}, atol={tol.atol:g})"
+    if expected.ndim == 0:
+        return f"{name} differs {tolerance}: {first_mismatch(expected, actual, tol)}"
+    wrong = mismatched(expected, actual, tol)
+    sums = "" if sums_axis is None else sums_note(actual, sums_axis, tol)
+    return (
+        f"{name} differs in {int(wrong.sum())} of {count(wrong.size, 'entry', 'entries')} "
+        f"{tolerance}; first {first_mismatch(expected, actual, tol)}{sums}"
+    )
+
+
+def _non_finite(name: str, difference: Difference) -> str:
+    expected, actual = difference.expected, difference.actual
+    with np.errstate(all="ignore"):
+        broken = ~np.isfinite(actual.astype(np.float64)) & np.isfinite(expected.astype(np.float64))
+    index = tuple(int(i) for i in np.argwhere(broken)[0])
+    return (
+        f"{name} has {count(int(broken.sum()), 'non-finite entry', 'non-finite entries')} "
+        f"(inf or nan) where finite values are expected; first {entry(expected, actual, index)}"
+    )
+
+
+def describe(difference: Difference, function: str, args: tuple, kwargs: dict, is_tuple: bool, tol: Tolerance) -> str:
+    """What is wrong with the student's result, in one sentence."""
+    kind = difference.kind
+    if kind in (DifferenceKind.SINGLE_NOT_TUPLE, DifferenceKind.ARITY, DifferenceKind.TUPLE_NOT_SINGLE):
+        return _structural(function, difference)
+    name = part_name(function, difference.part, is_tuple)
+    if kind is DifferenceKind.NOT_AN_ARRAY:
+        return f"{name} is not an array"
+    if kind is DifferenceKind.NOT_BOOLEAN:
+        return f"{name} has dtype {difference.actual.dtype}; expected a boolean array"
+    if kind is DifferenceKind.NOT_REAL:
+        return f"{name} has dtype {difference.actual.dtype}; expected a real floating-point array"
+    if kind is DifferenceKind.SHAPE:
+        inputs = input_shapes(function, args, kwargs)
+        suffix = f" for inputs {inputs}" if inputs else ""
+        return f"{name} has shape {difference.actual.shape}; expected {difference.expected.shape}{suffix}"
+    if kind is DifferenceKind.NON_FINITE:
+        return _non_finite(name, difference)
+    distribution = distribution_axis(function, args, kwargs)
+    sums_axis = distribution[1] if distribution is not None and distribution[0] == difference.part else None
+    return _values(name, difference, tol, sums_axis)

@@ -1,0 +1,46 @@
+"""HW3 - multi-head attention, vectorised over batch and heads."""
+import numpy as np
+import math
+
+
+def split_heads(X, num_heads: int) -> np.ndarray:
+    X = np.asarray(X)
+    X = X if X.dtype == np.float32 else X.astype(np.float64)
+    n, d_model = X.shape[0], X.shape[-1]
+    d_head = d_model // num_heads
+    return X.reshape(n, num_heads, d_head).transpose(1, 0, 2)  # (h, n, d_head)
+
+
+def merge_heads(X) -> np.ndarray:
+    X = np.asarray(X)
+    X = X if X.dtype == np.float32 else X.astype(np.float64)
+    nd = X.ndim
+    perm = list(range(nd - 3)) + [nd - 2, nd - 3, nd - 1]
+    Y = X.transpose(perm)  # (..., n, h, d_head)
+    return Y.reshape(Y.shape[:-2] + (Y.shape[-2] * Y.shape[-1],))
+
+
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads: int, mask=None):
+    X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a) for a in (X_q, X_kv, W_q, W_k, W_v, W_o))
+    X_q, X_kv, W_q, W_k, W_v, W_o = (
+        a if a.dtype == np.float32 else a.astype(np.float64) for a in (X_q, X_kv, W_q, W_k, W_v, W_o)
+    )
+    *batch_q, n_q, d_model = X_q.shape
+    *batch_kv, n_kv, _ = X_kv.shape
+    d_head = d_model // num_heads
+    # project and cut into heads: (..., n, d_model) -> (..., h, n, d_head)
+    Q = np.swapaxes((X_q @ W_q).reshape(*batch_q, n_q, num_heads, d_head), -2, -3)
+    K = np.swapaxes((X_kv @ W_k).reshape(*batch_kv, n_kv, num_heads, d_head), -2, -3)
+    V = np.swapaxes((X_kv @ W_v).reshape(*batch_kv, n_kv, num_heads, d_head), -2, -3)
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_head)
+    if mask is not None:
+        m = np.asarray(mask).astype(bool)
+        if m.ndim == 1:
+            m = m.reshape(1, -1)
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    A = w / w.sum(axis=-1, keepdims=True)
+    Z = A @ V  # (..., h, n_q, d_head)
+    Z = np.swapaxes(Z, -2, -3)  # (..., n_q, h, d_head)
+    Y = Z.reshape(Z.shape[:-2] + (d_model,)) @ W_o
+    return Y, A
