@@ -183,8 +183,10 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder uses file times.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Replay a grading run exactly: the seed its JSON result records (one submission; default: a fresh seed).")
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at) -> None:
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at, seed) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
@@ -202,7 +204,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     from autograder.grade.report import FORMATTERS
 
     try:
-        result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at)
+        result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at, seed=seed)
     except GraderError as error:
         raise CourseCommandError(str(error)) from None
     text = FORMATTERS[output_format](result)

@@ -85,3 +85,12 @@ class MissingFunction(SubmissionError):
 
 class GraderError(Exception):
     """The grader itself could not run (bad course.yml, missing hidden tests, no python)."""
+
+
+class AmbiguousSubmission(GraderError):
+    """A folder or zip holds several changed files that could each be the submission.
+
+    Not the grader's fault, but no score can be given until a person says which file
+    counts: like a GraderError it stops ``check`` and ``grade`` with a non-zero exit, and
+    becomes an error row in a batch.
+    """

@@ -9,6 +9,8 @@ SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 ASSIGNMENTS_DIR = PROJECT_ROOT / "assignments"
 HIDDEN_TESTS_DIR = Path(__file__).resolve().parent / "hidden_tests"
 REFERENCE_DIR = PROJECT_ROOT / "attn_reference"
+#: The project's own code and masters: a submission is never picked from inside them.
+NOT_SUBMISSIONS = (SOLUTIONS_DIR, REFERENCE_DIR, Path(__file__).resolve().parent)
 
 #: File names inside ``solutions/<id>/``.
 NOTEBOOK_SOURCE = "notebook.py"

@@ -79,6 +79,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
         graded_at=_now(),
         execution_time=result["execution_time"],
         report=json.dumps({key: answer[key] for key in REPORT_KEYS}),
+        seed=result.get("seed"),
     )
 
 

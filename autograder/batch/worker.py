@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 
 from autograder.config import load_course
+from autograder.errors import AmbiguousSubmission
 from autograder.grade.api import grade_submission
 from autograder.grade.report import to_dict, to_gradescope_dict, to_text
 from autograder.sandbox.spares import keep_spares
@@ -28,6 +29,8 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
     try:
         result = grade_submission(course, assignment_id, Path(request["path"]), submitted_at=submitted_at)
         return {"key": request["key"], "result": to_dict(result), "gradescope": to_gradescope_dict(result), "text": to_text(result)}
+    except AmbiguousSubmission as error:  # a person must say which file counts
+        return {"key": request["key"], "error": f"not graded: {error}"}
     except Exception as error:  # a grader bug on one entry must not lose the batch
         return {"key": request["key"], "error": f"grader error: {error!r}", "trace": traceback.format_exc(limit=5)}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.config import Course
 from autograder.errors import GraderError
 from autograder.grade.run import run_on_submission
-from autograder.paths import ASSIGNMENTS_DIR, public_tests_name
+from autograder.paths import ASSIGNMENTS_DIR, NOT_SUBMISSIONS, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
 
 
@@ -57,7 +57,9 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     started = time.perf_counter()
     assignment = course.assignment(assignment_id)
     tests = public_test_file(course, assignment_id, releases_dir)
-    run = run_on_submission(course, assignment, Path(path), [tests], show_assertions=True)
+    run = run_on_submission(
+        course, assignment, Path(path), [tests], show_assertions=True, exclude=NOT_SUBMISSIONS, releases_dir=releases_dir
+    )
     questions = tuple(score_questions(assignment, run.results))
     return CheckReport(assignment.id, run.origin, questions, run.load_error, time.perf_counter() - started)
 

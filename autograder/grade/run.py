@@ -17,7 +17,9 @@ from autograder.errors import LoadFailed
 from autograder.grade.compare import Tolerance
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
+from autograder.paths import ASSIGNMENTS_DIR
 from autograder.submission import read_submission
+from autograder.submission.locate import release_stubs
 
 
 @dataclass(frozen=True)
@@ -34,17 +36,25 @@ class SuiteRun:
 
 def run_on_submission(
     course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
-    show_assertions: bool = False,
+    show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path = ASSIGNMENTS_DIR,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
+
+    Which file of a folder or zip is the submission follows
+    :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` telling
+    untouched stubs apart; files under ``exclude`` are never picked.
 
     Raises
     ------
     GraderError
-        Only when the grader itself cannot run.
+        When the grader itself cannot run, or (AmbiguousSubmission) when a person must say
+        which file is the submission.
     """
+    stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
     try:
-        source = read_submission(Path(path), assignment.module, assignment.notebook, assignment.functions)
+        source = read_submission(
+            Path(path), assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude
+        )
         tree = parse_source(source.source, source.origin)
     except LoadFailed as error:
         return SuiteRun(origin=Path(path).name, load_error=error.student_message)

@@ -37,10 +37,13 @@ CREATE TABLE IF NOT EXISTS submissions (
     graded_at TEXT NOT NULL,
     execution_time REAL NOT NULL,
     report TEXT NOT NULL,
+    seed INTEGER,
     UNIQUE (student, assignment, content_hash, grader_version)
 );
 CREATE INDEX IF NOT EXISTS by_student ON submissions (assignment, student);
 """
+#: Columns added after the first schema, with their SQL type: a gradebook made before them gains them on open.
+ADDED_COLUMNS = {"seed": "INTEGER"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class GradebookRow:
     graded_at: str
     execution_time: float
     report: str  # JSON: the full result (autograder.grade.report.to_dict)
+    seed: int | None = None  # the grading run's seed, for an exact replay (`attn-course grade --seed`)
 
     @property
     def report_dict(self) -> dict:
@@ -84,6 +88,14 @@ class Gradebook:
         self._connection.execute("PRAGMA journal_mode = WAL")
         self._connection.execute("PRAGMA synchronous = NORMAL")
         self._connection.executescript(SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a gradebook made by an earlier version up to the current columns (rows keep NULL there)."""
+        present = {row[1] for row in self._connection.execute("PRAGMA table_info(submissions)")}
+        for name, sql_type in ADDED_COLUMNS.items():
+            if name not in present:
+                self._connection.execute(f"ALTER TABLE submissions ADD COLUMN {name} {sql_type}")
 
     def __enter__(self) -> "Gradebook":
         return self

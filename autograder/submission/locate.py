@@ -1,17 +1,31 @@
 """Read a submission from a module, a notebook, a folder or a zip file, with limits.
 
 Everything here only reads bytes and parses; no student code runs.
+
+Which file of a folder or zip is graded (:func:`choose`):
+
+1. Files named like the assignment's module or notebook win over any other file; among
+   them, the ones closest to the top of the folder win over nested ones (``old/`` copies).
+2. Of those, a file byte-identical to the release's stub (for a notebook: whose gradable
+   code is the stub's) is left out: the student changed the other one.
+3. One changed file left: it is graded. None changed: the untouched module is graded (and
+   scores 0). Two or more changed: :class:`~autograder.errors.AmbiguousSubmission` names them;
+   a person must say which one counts.
+4. No such file: a lone ``.py``/``.ipynb`` (not ``test_*``) under any name is graded.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from autograder.errors import LoadFailed
+from typing import Callable
+
+from autograder.errors import AmbiguousSubmission, LoadFailed
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
 #: Largest submission file read, and largest total unpacked from a zip.
@@ -29,6 +43,62 @@ class SubmissionSource:
     source: str
     origin: str  # the file (or zip member) it was read from
     kind: str  # "module" or "notebook"
+
+
+@dataclass(frozen=True)
+class ReleaseStubs:
+    """What the release hands students, to tell a changed file from an untouched one.
+
+    Attributes
+    ----------
+    module : str or None
+        The stub module's text.
+    notebook_code : str or None
+        The gradable code of the stub notebook (see :func:`notebook_to_module`).
+    functions : tuple of str
+        The graded functions (what a notebook's gradable code keeps).
+    """
+
+    module: str | None = None
+    notebook_code: str | None = None
+    functions: tuple[str, ...] | None = None
+
+
+def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
+    """The stubs of a built release folder (missing files are simply unknown)."""
+    functions = tuple(functions) if functions is not None else None
+    module = release_dir / module_file
+    notebook = release_dir / notebook_file
+    module_text = module.read_text(encoding="utf-8") if module.is_file() else None
+    try:
+        notebook_code = notebook_to_module(notebook.read_text(encoding="utf-8"), functions) if notebook.is_file() else None
+    except NotebookError:
+        notebook_code = None
+    return ReleaseStubs(module_text, notebook_code, functions)
+
+
+def _normalised(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStubs) -> bool:
+    """Whether a candidate file is the release's stub as handed out (whitespace at line ends aside).
+
+    The file is read only when there is a stub of its kind to compare it with.
+    """
+    if (stubs.notebook_code if name.endswith(".ipynb") else stubs.module) is None:
+        return False
+    data = read(name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    if name.endswith(".ipynb"):
+        try:
+            return notebook_to_module(text, stubs.functions) == stubs.notebook_code
+        except NotebookError:
+            return False
+    return stubs.module is not None and _normalised(text) == _normalised(stubs.module)
 
 
 def shown(name: str) -> str:
@@ -74,12 +144,36 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
-def _pick(names: list[str], module_file: str, notebook_file: str, where: str) -> str:
-    """Choose the submission among candidate names: the expected module, then the notebook, then a lone file."""
-    by_base = {PurePosixPath(n).name: n for n in names}
-    for preferred in (module_file, notebook_file):
-        if preferred in by_base:
-            return by_base[preferred]
+def _depth(name: str) -> int:
+    return len(PurePosixPath(name).parts)
+
+
+def choose(
+    names: list[str], module_file: str, notebook_file: str, where: str,
+    read: Callable[[str], bytes], stubs: ReleaseStubs = ReleaseStubs(),
+) -> str:
+    """The candidate to grade among ``names`` (paths relative to the folder or zip), by the rule above.
+
+    Raises
+    ------
+    AmbiguousSubmission
+        When two or more changed files compete.
+    LoadFailed
+        When nothing gradable is there.
+    """
+    expected = [n for n in names if PurePosixPath(n).name in (module_file, notebook_file)]
+    if expected:
+        top = sorted(n for n in expected if _depth(n) == min(map(_depth, expected)))
+        changed = [n for n in top if not is_untouched_stub(n, read, stubs)]
+        if len(changed) > 1:
+            listed = " and ".join(shown(f"{where}/{n}") for n in changed[:2])
+            raise AmbiguousSubmission(
+                f"{listed} are both changed from the release; keep only the file to be graded "
+                f"(or name the submission's file explicitly)"
+            )
+        if changed:
+            return changed[0]
+        return sorted(top, key=lambda n: (PurePosixPath(n).name != module_file, n))[0]
     candidates = [n for n in names if n.endswith(SUFFIXES) and not PurePosixPath(n).name.startswith(("test_", "."))]
     if len(candidates) == 1:
         return candidates[0]
@@ -88,30 +182,62 @@ def _pick(names: list[str], module_file: str, notebook_file: str, where: str) ->
     raise LoadFailed(f"{shown(where)} holds several candidates ({', '.join(shown(c) for c in sorted(candidates)[:5])}); name yours {module_file}")
 
 
-def _from_zip(path: Path, module_file: str, notebook_file: str, module_name: str, functions) -> SubmissionSource:
+def _member_reader(archive: zipfile.ZipFile, members: dict, zip_name: str) -> Callable[[str], bytes]:
+    """Reads a zip member by name, refusing one over the file limit without unpacking it."""
+
+    def read(name: str) -> bytes:
+        member = members[name]
+        if member.file_size > MAX_FILE_BYTES:
+            raise LoadFailed(f"{shown(name)} in {shown(zip_name)} is larger than {MAX_FILE_BYTES:,} bytes")
+        with archive.open(member) as handle:
+            content = handle.read(MAX_FILE_BYTES + 1)
+        if len(content) > MAX_FILE_BYTES:
+            raise LoadFailed(f"{shown(name)} in {shown(zip_name)} is larger than {MAX_FILE_BYTES:,} bytes")
+        return content
+
+    return read
+
+
+def _from_zip(path: Path, expected: tuple[str, str], module_name: str, functions, stubs: ReleaseStubs) -> SubmissionSource:
     data = _read_limited(path)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [
-            m for m in archive.infolist()
+        members = {
+            m.filename: m for m in archive.infolist()
             if not m.is_dir() and "__MACOSX" not in m.filename and not _hidden(PurePosixPath(m.filename))
-        ]
+        }
     except zipfile.BadZipFile:
         raise LoadFailed(f"{shown(path.name)} is not a valid zip file") from None
-    if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_UNPACKED_BYTES:
+    if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members.values()) > MAX_ZIP_UNPACKED_BYTES:
         raise LoadFailed(f"{shown(path.name)} unpacks to too many files or bytes (limit {MAX_ZIP_UNPACKED_BYTES:,} bytes)")
-    chosen = _pick([m.filename for m in members], module_file, notebook_file, path.name)
-    member = next(m for m in members if m.filename == chosen)
-    if member.file_size > MAX_FILE_BYTES:
-        raise LoadFailed(f"{shown(chosen)} in {shown(path.name)} is larger than {MAX_FILE_BYTES:,} bytes")
-    with archive.open(member) as handle:
-        content = handle.read(MAX_FILE_BYTES + 1)
-    if len(content) > MAX_FILE_BYTES:
-        raise LoadFailed(f"{shown(chosen)} in {shown(path.name)} is larger than {MAX_FILE_BYTES:,} bytes")
-    return _from_bytes(content, chosen, module_name, f"{shown(path.name)}:{shown(chosen)}", functions)
+    read = functools.cache(_member_reader(archive, members, path.name))
+    chosen = choose(sorted(members), *expected, path.name, read, stubs)
+    return _from_bytes(read(chosen), chosen, module_name, f"{shown(path.name)}:{shown(chosen)}", functions)
 
 
-def read_submission(path: Path, module_file: str, notebook_file: str, functions=None) -> SubmissionSource:
+def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == folder or folder in resolved.parents for folder in (f.resolve() for f in folders))
+
+
+def _from_folder(path: Path, expected: tuple[str, str], module_name: str, functions, stubs, exclude) -> SubmissionSource:
+    try:
+        names = [
+            str(p.relative_to(path)) for p in sorted(path.rglob("*"))
+            if p.is_file() and not p.is_symlink() and not _hidden(p.relative_to(path)) and not _inside(p, exclude)
+        ]
+    except OSError as error:
+        raise LoadFailed(f"cannot list {shown(path.name)}: {error.strerror}") from None
+    read = functools.cache(lambda name: _read_limited(path / name))
+    folder = path.resolve().name
+    chosen = choose(names, *expected, f"folder {shown(folder)}", read, stubs)
+    return _from_bytes(read(chosen), chosen, module_name, f"{shown(folder)}/{shown(chosen)}", functions)
+
+
+def read_submission(
+    path: Path, module_file: str, notebook_file: str, functions=None, *,
+    stubs: ReleaseStubs = ReleaseStubs(), exclude: tuple[Path, ...] = (),
+) -> SubmissionSource:
     """Read the submission at ``path`` for an assignment whose files are named as given.
 
     Parameters
@@ -122,28 +248,29 @@ def read_submission(path: Path, module_file: str, notebook_file: str, functions=
         The assignment's expected file names (from course.yml).
     functions : iterable of str, optional
         The graded functions; a notebook keeps only them and what they use.
+    stubs : ReleaseStubs
+        The release's stubs: a file identical to one counts as untouched (see :func:`choose`).
+    exclude : tuple of Path
+        Folders whose files are never picked (``check`` excludes the instructor's masters).
 
     Raises
     ------
     LoadFailed
         With a message for the student when nothing gradable can be read.
+    AmbiguousSubmission
+        When a folder or zip holds several changed candidates.
     """
     module_name = module_file.removesuffix(".py")
     path = Path(path)
+    expected = (module_file, notebook_file)
+    if exclude and path.exists() and not path.is_dir() and _inside(path, exclude):
+        raise LoadFailed(f"{shown(path.name)} belongs to the course's own code or masters, not to a submission")
     if path.is_dir():
-        try:
-            names = [
-                str(p.relative_to(path)) for p in sorted(path.rglob("*"))
-                if p.is_file() and not p.is_symlink() and not _hidden(p.relative_to(path))
-            ]
-        except OSError as error:
-            raise LoadFailed(f"cannot list {shown(path.name)}: {error.strerror}") from None
-        chosen = _pick(names, module_file, notebook_file, f"folder {shown(path.name)}")
-        return _from_bytes(_read_limited(path / chosen), chosen, module_name, f"{shown(path.name)}/{shown(chosen)}", functions)
+        return _from_folder(path, expected, module_name, functions, stubs, exclude)
     if not path.exists():
         raise LoadFailed(f"{shown(str(path))} does not exist")
     if path.suffix == ".zip":
-        return _from_zip(path, module_file, notebook_file, module_name, functions)
+        return _from_zip(path, expected, module_name, functions, stubs)
     if path.suffix not in SUFFIXES:
         raise LoadFailed(f"{shown(path.name)}: expected a .py module, an .ipynb notebook, a folder or a .zip")
     return _from_bytes(_read_limited(path), path.name, module_name, shown(path.name), functions)

@@ -249,3 +249,28 @@ def test_the_late_policy_applies_to_one_submission_given_its_time(tmp_path):
     late = (HW1.due + dt.timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%S%z")
     result = run("grade", HW1.id, path, "--format", "json", "--submitted-at", late)
     assert result.exit_code == 0 and json.loads(result.output)["days_late"] == 3
+
+
+@pytest.mark.slow
+def test_a_seed_replays_a_run_exactly_and_stays_out_of_the_students_reports(tmp_path):
+    buggy = tmp_path / HW1.module
+    buggy.write_text(SOLUTION.replace("scores = scores / math.sqrt(d_k)", "scores = scores / 8"), encoding="utf-8")
+    first = json.loads(run("grade", HW1.id, buggy, "--format", "json").output)
+    assert isinstance(first["seed"], int)
+    replay = json.loads(run("grade", HW1.id, buggy, "--format", "json", "--seed", first["seed"]).output)
+    messages = [[t["message"] for t in q["tests"]] for q in first["questions"]]
+    assert [[t["message"] for t in q["tests"]] for q in replay["questions"]] == messages
+    assert replay["score"] == first["score"]
+    for output_format in ("text", "gradescope", "junit"):
+        report = run("grade", HW1.id, buggy, "--format", output_format, "--seed", first["seed"]).output
+        assert str(first["seed"]) not in report and "seed" not in report.lower()
+
+
+def test_a_folder_with_two_changed_candidates_exits_non_zero_naming_both(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    (folder / HW1.notebook).write_text('{"cells": [{"cell_type": "code", "source": "def softmax(x):\\n    return x"}]}', encoding="utf-8")
+    for command in ("check", "grade"):
+        result = run(command, HW1.id, folder)
+        assert result.exit_code != 0 and HW1.module in result.output and HW1.notebook in result.output, result.output

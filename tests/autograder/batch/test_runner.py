@@ -267,3 +267,16 @@ def test_changing_course_settings_regrades_everything(tmp_path):
     assert grading_fingerprint(course_file, "hw1_scaled_attention") == before
     course_file.write_text(course_file.read_text(encoding="utf-8").replace("penalty_per_day: 0.10", "penalty_per_day: 0.20"), encoding="utf-8")
     assert grading_fingerprint(course_file, "hw1_scaled_attention") != before
+
+
+def test_an_entry_with_two_changed_candidates_is_an_error_row_naming_both(tmp_path):
+    from autograder.build.notebook import render_notebook
+    from autograder.paths import NOTEBOOK_SOURCE
+
+    folder = sample_class(tmp_path / "class", {"ada", "ben"})
+    notebook = render_notebook((SOLUTIONS_DIR / HW1.id / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), SOLUTION)
+    (folder / "ada" / HW1.notebook).write_text(notebook, encoding="utf-8")
+    summary = grade(folder, tmp_path / "gradebook.sqlite3", jobs=1)
+    rows = {row.student: row for row in summary.rows}
+    assert rows["ada"].status == "error" and HW1.module in rows["ada"].error and HW1.notebook in rows["ada"].error
+    assert rows["ben"].status == "graded" and summary.errors == 1

@@ -40,6 +40,7 @@ def make_row(**changes) -> GradebookRow:
         graded_at="2027-03-10T12:00:00+00:00",
         execution_time=1.25,
         report=json.dumps({"text": "Score: 6.3 / 9", "gradescope": {"score": 6.3}}),
+        seed=3_141_592_653,
     )
     return dataclasses.replace(row, **changes)
 
@@ -71,7 +72,7 @@ def test_a_row_round_trips_with_every_field(tmp_path):
 
 
 def test_a_row_without_optional_fields_round_trips(tmp_path):
-    row = make_row(error=None, submitted_at=None, diagnoses=(), status="error", score=0.0)
+    row = make_row(error=None, submitted_at=None, diagnoses=(), status="error", score=0.0, seed=None)
     with Gradebook(tmp_path / "gb.sqlite3") as book:
         book.record(row)
         assert book.rows() == [row]
@@ -226,3 +227,18 @@ def test_an_entry_the_grader_failed_on_is_graded_again(tmp_path):
     with Gradebook(tmp_path / "gb.sqlite3") as book:
         book.record(failed)
         assert not book.already_graded(failed.student, failed.assignment, failed.content_hash, failed.grader_version)
+
+
+def test_a_gradebook_made_before_the_seed_column_gains_it_and_keeps_its_rows(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    columns = [f.name for f in dataclasses.fields(GradebookRow) if f.name != "seed"]
+    old = make_row()
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"CREATE TABLE submissions (id INTEGER PRIMARY KEY, {', '.join(columns)}, "
+                           "UNIQUE (student, assignment, content_hash, grader_version))")
+        values = [json.dumps(list(old.diagnoses)) if c == "diagnoses" else getattr(old, c) for c in columns]
+        connection.execute(f"INSERT INTO submissions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", values)
+    with Gradebook(path) as book:
+        assert book.rows() == [dataclasses.replace(old, seed=None)]
+        book.record(make_row(student="new"))
+        assert {row.student: row.seed for row in book.rows()} == {"zoë": None, "new": 3_141_592_653}

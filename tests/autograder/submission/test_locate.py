@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from autograder.errors import LoadFailed
+from autograder.errors import AmbiguousSubmission, LoadFailed
 from autograder.submission import locate
 from autograder.submission.locate import SubmissionSource, read_submission
 
@@ -87,11 +87,70 @@ def test_notebook_is_read_as_its_gradable_code(tmp_path):
     assert "def f(x)" in source.source and "f([1])" not in source.source
 
 
-def test_folder_prefers_the_module_over_the_notebook(tmp_path):
+STUB = "# Generated stub\n\n\ndef softmax(x):\n    raise NotImplementedError\n"
+STUB_NOTEBOOK = notebook_text("import numpy as np", "def softmax(x):\n    raise NotImplementedError")
+STUBS = locate.ReleaseStubs(STUB, locate.notebook_to_module(STUB_NOTEBOOK, ("softmax",)), ("softmax",))
+
+
+def read_with_stubs(path, **options) -> SubmissionSource:
+    return read_submission(path, MODULE, NOTEBOOK, ("softmax",), stubs=STUBS, **options)
+
+
+def test_folder_with_a_changed_module_and_a_changed_notebook_names_both(tmp_path):
     (tmp_path / MODULE).write_text(CODE, encoding="utf-8")
-    (tmp_path / NOTEBOOK).write_text(notebook_text("def other():\n    pass"), encoding="utf-8")
-    source = read(tmp_path)
-    assert (source.kind, source.source, source.origin) == ("module", CODE, f"{tmp_path.name}/{MODULE}")
+    (tmp_path / NOTEBOOK).write_text(notebook_text("def softmax(x):\n    return x"), encoding="utf-8")
+    with pytest.raises(AmbiguousSubmission) as caught:
+        read_with_stubs(tmp_path)
+    assert MODULE in str(caught.value) and NOTEBOOK in str(caught.value)
+
+
+def test_the_changed_notebook_wins_over_the_untouched_stub_module(tmp_path):
+    (tmp_path / MODULE).write_text(STUB + "\n\n", encoding="utf-8")  # trailing blank lines: still the stub
+    (tmp_path / NOTEBOOK).write_text(notebook_text("import numpy as np", "def softmax(x):\n    return np.exp(x)"), encoding="utf-8")
+    assert read_with_stubs(tmp_path).kind == "notebook"
+
+
+def test_the_changed_module_wins_over_the_untouched_stub_notebook(tmp_path):
+    (tmp_path / MODULE).write_text(CODE, encoding="utf-8")
+    (tmp_path / NOTEBOOK).write_text(STUB_NOTEBOOK, encoding="utf-8")
+    assert read_with_stubs(tmp_path).source == CODE
+
+
+def test_untouched_stubs_only_grade_the_module(tmp_path):
+    (tmp_path / MODULE).write_text(STUB, encoding="utf-8")
+    (tmp_path / NOTEBOOK).write_text(STUB_NOTEBOOK, encoding="utf-8")
+    assert read_with_stubs(tmp_path).kind == "module"
+
+
+def test_the_top_level_module_wins_over_an_old_nested_copy(tmp_path):
+    (tmp_path / MODULE).write_text(CODE, encoding="utf-8")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / MODULE).write_text(CODE.replace("sum()", "sum() + 1"), encoding="utf-8")
+    assert read_with_stubs(tmp_path).origin == f"{tmp_path.name}/{MODULE}"
+
+
+def test_the_same_rule_holds_inside_a_zip(tmp_path):
+    path = write_zip(tmp_path / "sub.zip", {f"hw1/{MODULE}": STUB.encode(), f"hw1/{NOTEBOOK}": notebook_text("def softmax(x):\n    return x").encode(),
+                                            f"hw1/old/{MODULE}": CODE.encode()})
+    assert read_with_stubs(path).origin == f"sub.zip:hw1/{NOTEBOOK}"
+
+
+def test_excluded_folders_are_never_picked(tmp_path):
+    (tmp_path / "solutions" / "hw1").mkdir(parents=True)
+    (tmp_path / "solutions" / "hw1" / MODULE).write_text(CODE, encoding="utf-8")
+    (tmp_path / "assignments" / "hw1").mkdir(parents=True)
+    (tmp_path / "assignments" / "hw1" / MODULE).write_text(STUB, encoding="utf-8")
+    source = read_with_stubs(tmp_path, exclude=(tmp_path / "solutions",))
+    assert source.origin == f"{tmp_path.name}/assignments/hw1/{MODULE}" and source.source == STUB
+    assert "course's own code or masters" in str(pytest.raises(LoadFailed, read_with_stubs, tmp_path / "solutions" / "hw1" / MODULE,
+                                                        exclude=(tmp_path / "solutions",)).value)
+
+
+def test_release_stubs_are_read_from_a_release_folder(tmp_path):
+    (tmp_path / MODULE).write_text(STUB, encoding="utf-8")
+    (tmp_path / NOTEBOOK).write_text(STUB_NOTEBOOK, encoding="utf-8")
+    assert locate.release_stubs(tmp_path, MODULE, NOTEBOOK, ("softmax",)) == STUBS
+    assert locate.release_stubs(tmp_path / "missing", MODULE, NOTEBOOK) == locate.ReleaseStubs()
 
 
 def test_folder_with_only_the_notebook_uses_it(tmp_path):
