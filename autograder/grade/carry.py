@@ -37,13 +37,15 @@ class Carried:
     dependencies: dict = field(default_factory=dict)
 
     def explains_exception(self, error: StudentException) -> bool:
-        """Whether the student's function raised, inside its upstream function, what that function raises here."""
+        """Whether the student's function raised what its upstream function raises here, inside that function.
+
+        The traceback's innermost frame must be in one of the upstream functions when the
+        traceback shows frames at all.
+        """
         raised = self.reference.error if isinstance(self.reference, Raised) else None
-        return (
-            isinstance(raised, StudentException)
-            and raised.last_line == error.last_line
-            and error.innermost_function in self.functions
-        )
+        if not isinstance(raised, StudentException) or raised.last_line != error.last_line:
+            return False
+        return error.innermost_function in self.functions or not error.innermost_function  # no frames: no say
 
 
 def upstream_of(function: str, questions: tuple[str, ...]) -> tuple[str, ...]:

@@ -117,7 +117,7 @@ def wrong_axis(case: Case) -> list[Finding]:
 
 
 def variants(case: Case) -> list[Finding]:
-    """Unnormalised, unshifted, masked-as-zero or globally normalised weights."""
+    """Unnormalised, unshifted, masked-as-zero, globally normalised or globally shifted weights (the first that fits)."""
     located = _distribution(case)
     if located is None:
         return []
@@ -129,11 +129,10 @@ def variants(case: Case) -> list[Finding]:
         (global_normalisation, "global_normalization"),
         (global_shift, "max_not_per_slice"),
     )
-    findings = []
-    for variant, suffix in checks:
+    for variant, suffix in checks:  # the first that explains the weights: later ones are less specific
         if case.explains(with_softmax(case, variant), only_part=part):
-            findings += own(case.function, suffix)
-    return findings
+            return own(case.function, suffix)
+    return []
 
 
 def _logits(case: Case) -> np.ndarray | None:
