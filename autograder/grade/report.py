@@ -29,9 +29,20 @@ def question_diagnoses(question: QuestionScore) -> dict[str, str]:
     return {d.id: d.hint for test in question.failed_tests for d in test.diagnoses}
 
 
+def carried_note(question: QuestionScore) -> list[str]:
+    """One line saying which tests kept their points because they follow from the student's own upstream functions."""
+    carried = [t for t in question.tests if t.passed and t.carried_from]
+    if not carried:
+        return []
+    upstream = ", ".join(f"`{name}`" for name in dict.fromkeys(f for t in carried for f in t.carried_from))
+    tests = "1 test passes" if len(carried) == 1 else f"{len(carried)} tests pass"
+    return [f"- {tests} because its result follows from your {upstream} (error carried forward: "
+            f"{question.function} is right given what {upstream} returned)"]
+
+
 def question_feedback(question: QuestionScore) -> list[str]:
-    """Lines explaining a question: each failed test and why, then the named bugs once."""
-    lines = []
+    """Lines explaining a question: each failed test and why, the named bugs once, and carried results."""
+    lines = carried_note(question)
     for message, tests in _by_message(question.failed_tests).items():
         if len(tests) == 1:
             lines.append(f"- {tests[0].description.rstrip('.')}: {message}")

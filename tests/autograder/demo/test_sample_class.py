@@ -111,3 +111,19 @@ def test_write_sample_class_fails_when_an_edit_no_longer_applies(tmp_path, monke
     monkeypatch.setitem(BUGGY_STUDENTS, "hw1_scaled_attention", (*BUGGY_STUDENTS["hw1_scaled_attention"], stale))
     with pytest.raises(SampleClassError, match="zoe"):
         write_sample_class(COURSE, "hw1_scaled_attention", tmp_path / "class")
+
+
+@pytest.mark.slow
+def test_a_student_whose_only_bug_is_in_softmax_loses_only_softmax_points(tmp_path):
+    from autograder.grade.api import grade_submission
+
+    hw1 = COURSE.assignment("hw1_scaled_attention")
+    eli = next(s for s in BUGGY_STUDENTS[hw1.id] if s.name == "eli")
+    path = tmp_path / hw1.module
+    path.write_text(buggy_source(_solution(hw1.id), eli), encoding="utf-8")
+    assert "def scaled_dot_product_attention" in path.read_text() and "softmax(scores" in path.read_text()
+    result = grade_submission(COURSE, hw1.id, path, seed=2027)
+    lost = {q.function: q.points - q.score for q in result.questions}
+    assert lost["softmax"] > 0 and all(v == 0 for f, v in lost.items() if f != "softmax"), lost
+    attention = next(q for q in result.questions if q.function == "scaled_dot_product_attention")
+    assert any(t.carried_from == ("softmax",) for t in attention.tests)

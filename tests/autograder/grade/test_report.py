@@ -191,3 +191,14 @@ def test_json_dict_carries_every_field():
 def test_every_formatter_returns_text_ending_in_a_newline():
     for name, formatter in FORMATTERS.items():
         assert formatter(RESULT).endswith("\n"), name
+
+
+def test_results_carried_forward_from_a_wrong_upstream_function_are_explained():
+    carried = TestResult("test_large", "scaled_dot_product_attention", 1.0, "Large scores", PASSED, carried_from=("softmax",))
+    question = QuestionScore("scaled_dot_product_attention", 2, 3.0, 3.0, (carried, ALSO_PASSING))
+    result = GradeResult("hw1_scaled_attention", "s.py", (question,), 3.0, 3.0, 3.0)
+    text = to_text(result)
+    assert "1 test passes because its result follows from your `softmax`" in text
+    assert "error carried forward" in to_gradescope_dict(result)["tests"][0]["output"]
+    assert to_dict(result)["questions"][0]["tests"][0]["carried_from"] == ["softmax"]
+    assert "follows from" not in to_text(RESULT)
