@@ -18,6 +18,8 @@ TOKENS = ("I", "love", "NN")
 D_MODEL = 4
 DECIMALS = 4
 RULE = "=" * 65
+#: Titles of the heatmap's three panels (matplotlib mathtext).
+HEATMAP_TITLES = ("Raw scores  $QK^T$", "Scaled scores  $QK^T/\\sqrt{d_k}$", "Attention weights  softmax")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,18 @@ def worked_example() -> WorkedExample:
     return WorkedExample(X, Q, K, V, raw, scaled, weights, weights @ V)
 
 
+def misscaled_note(example: WorkedExample) -> str:
+    """Why some texts print 0.39 / 0.30 for this example: they divide by d_k, not sqrt(d_k)."""
+    d_k = example.K.shape[-1]
+    wrong = softmax(example.raw_scores / d_k, axis=-1)  # (n, n): the scores divided by d_k
+    right = example.weights
+    return (
+        f"NOTE: dividing by d_k = {d_k} instead of sqrt(d_k) = {math.sqrt(d_k):g} would give "
+        f"{wrong[0, 0]:.{DECIMALS}f} / {wrong[0, 1]:.{DECIMALS}f} (the 0.39 / 0.30 some texts print); "
+        f"the scale is sqrt(d_k), which gives {right[0, 0]:.{DECIMALS}f} / {right[0, 1]:.{DECIMALS}f}."
+    )
+
+
 def _heading(title: str) -> list[str]:
     return [RULE, title, RULE]
 
@@ -68,6 +82,7 @@ def format_trace(example: WorkedExample, query: int = 0) -> str:
     lines += _heading("STEP 4: Attention weights A = softmax(S_scaled, axis=-1)")
     lines += ["(row = query, column = key)", _matrix(example.weights)]
     lines += ["Row sums (each should be 1):", _matrix(example.weights.sum(axis=-1))]
+    lines += [misscaled_note(example)]
     lines += _heading(f"DETAILED TRACE: query {query} ({TOKENS[query]!r})")
     for j, tok in enumerate(TOKENS):
         w = example.weights[query, j]
@@ -87,11 +102,7 @@ def write_heatmap(example: WorkedExample, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = (
-        ("Raw scores  Q K^T", example.raw_scores),
-        ("Scaled scores  / sqrt(d_k)", example.scaled_scores),
-        ("Attention weights  softmax", example.weights),
-    )
+    panels = tuple(zip(HEATMAP_TITLES, (example.raw_scores, example.scaled_scores, example.weights)))
     fig, axes = plt.subplots(1, len(panels), figsize=(13, 4))
     for ax, (title, values) in zip(axes, panels):
         image = ax.imshow(values, cmap="viridis")

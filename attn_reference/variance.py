@@ -9,6 +9,12 @@ import numpy as np
 from attn_reference.contract import Output, OutputKind, graded
 
 
+#: The d_k of the experiment's table, wherever it is printed (the CLI, the notebook, the demo).
+DEFAULT_D_KS = (1, 4, 16, 64, 256, 1024)
+#: Samples per row of that table, and the seed of its one generator.
+DEFAULT_SAMPLES = 10_000
+DEFAULT_SEED = 0
+
 #: Estimators of the variance of a sample whose mean is known to be 0, by name: numpy's
 #: ``np.var`` (the documented one), the unbiased ``ddof=1`` one, and the mean of squares.
 ESTIMATORS = {
@@ -69,7 +75,7 @@ def dot_product_variance(
     return float(estimate(dots)), float(estimate(dots / math.sqrt(d_k)))
 
 
-def variance_table(d_ks, n_samples: int = 10_000, seed: int = 0) -> np.ndarray:
+def variance_table(d_ks=DEFAULT_D_KS, n_samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
     """Run :func:`dot_product_variance` for several d_k with one generator.
 
     Parameters

@@ -58,9 +58,10 @@ def trace(heatmap: Path | None) -> None:
 
 
 @main.command()
-@click.option("--d-k", "d_ks", multiple=True, type=click.IntRange(min=1), default=(4, 16, 64, 256, 1024), show_default=True)
-@click.option("--samples", type=click.IntRange(min=2), default=10_000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--d-k", "d_ks", multiple=True, type=click.IntRange(min=1), default=(1, 4, 16, 64, 256, 1024), show_default=True,
+              help="A d_k of the table (repeat the option for several).")
+@click.option("--samples", type=click.IntRange(min=2), default=10_000, show_default=True, help="(q, k) pairs per row.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the one generator every row draws from.")
 def variance(d_ks: tuple[int, ...], samples: int, seed: int) -> None:
     """Run the d_k variance experiment: Var(q.k) grows like d_k; scaling brings it back to 1."""
     from attn_reference.variance import format_variance_table, variance_table
@@ -283,8 +284,10 @@ def demo(ctx: click.Context, out: Path) -> None:
     course = _course(ctx)
     console = make_console()
     ctx.invoke(trace, heatmap=out / "attention_heatmap.png")
-    click.echo("\nThe d_k variance experiment (10,000 samples per row, seed 0):")
-    ctx.invoke(variance, d_ks=(4, 16, 64, 256, 1024), samples=10_000, seed=0)
+    from attn_reference.variance import DEFAULT_D_KS, DEFAULT_SAMPLES, DEFAULT_SEED
+
+    click.echo(f"\nThe d_k variance experiment ({DEFAULT_SAMPLES:,} samples per row, seed {DEFAULT_SEED}):")
+    ctx.invoke(variance, d_ks=DEFAULT_D_KS, samples=DEFAULT_SAMPLES, seed=DEFAULT_SEED)
     console.rule("Student releases")
     build_all(course, console)
     console.rule("Grading the sample class (solution, stub, buggy and broken entries)")

@@ -24,7 +24,10 @@ Conventions (the same in every assignment of the course)
   batch dimensions, including none. ``h`` is ``num_heads`` and ``d_head`` is
   ``d_model // num_heads``.
 * Projections are applied as ``X @ W`` (features in rows, as in the Transformer
-  paper).
+  paper). This is a switch from Assignment 2, which wrote ``W_a s`` for a column
+  vector ``s``: there a weight of shape ``(d_a, d_s)`` multiplies from the left,
+  here ``W`` of shape ``(d_model, d_model)`` multiplies from the right. ``X @ W.T``
+  (PyTorch's ``nn.Linear`` convention) is a different, wrong layer here.
 * float32 inputs give float32 results; every other input (integers, lists, float64)
   is computed in float64.
 * A mask is a boolean or 0/1 array. True/1 means *this query may attend to this

@@ -228,6 +228,19 @@ print("float32 in, float32 out:", scaled_dot_product_attention(Q.astype(np.float
 #   $e^{0.5}/(e^{0.5} + 2) = 1.6487/3.6487$.
 # * Output: $Z = AV$. Since the values are one-hot, row $i$ of $Z$ simply lists
 #   the weights of query $i$ (plus a 0 for the unused fourth feature).
+#
+# **Question · 思考题.** Some texts print the weights of this example as $0.39$
+# and $0.30$. Which mistake gives exactly those numbers? Try it in the cell below
+# before opening the answer.
+#
+# <details><summary>Answer · 答案</summary>
+#
+# Dividing the scores by $d_k = 4$ instead of $\sqrt{d_k} = 2$: the diagonal score
+# becomes $0.25$, and $\operatorname{softmax}([0.25, 0, 0]) \approx [0.3910, 0.3045, 0.3045]$.
+# Scaling by $d_k$ shrinks the scores too much, so the weights drift towards the
+# uniform $1/3$. The right scale keeps the variance of the scores at 1 (Section 7).
+#
+# </details>
 
 # %%
 TOKENS = ["I", "love", "NN"]

@@ -48,6 +48,12 @@
 # results. A mask is boolean or 0/1, and True/1 means *this query may attend to
 # this key* — here, the decoder may look at this source position.
 #
+# **Weights multiply column vectors.** As in the papers, $W_a s$ is the matrix
+# $W_a \in \mathbb{R}^{d_a \times d_s}$ times the column vector $s$. The arrays
+# store states as rows, shape `(..., d_s)`, so in numpy $W_a s$ is `s @ W_a.T`;
+# `s @ W_a` is a different (wrong, or shape-mismatched) computation. Assignment 3
+# switches to the Transformer's convention, `X @ W`, with weights on the right.
+#
 # 本作业沿着注意力机制的历史：先看 Seq2Seq 的信息瓶颈，再实现 Bahdanau 与 Luong 的打分函数和上下文向量，最后比较 RNN+注意力与纯注意力。
 
 # %%

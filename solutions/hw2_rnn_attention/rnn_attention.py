@@ -22,7 +22,10 @@ Conventions (the same in every assignment of the course)
   of shape ``(T_x, d_h)`` score all ``T_y`` decoder states at once, giving
   ``(T_y, T_x)``.
 * Weight matrices have no batch dimensions and are applied as in the formulas:
-  ``W_a s`` is ``W_a`` (shape ``(d_a, d_s)``) times the column vector ``s``.
+  ``W_a s`` is ``W_a`` (shape ``(d_a, d_s)``) times the column vector ``s``. With
+  ``s`` stored as a row (``(..., d_s)``), that is ``s @ W_a.T``; ``s @ W_a`` would be
+  a different (wrong, or shape-mismatched) score. Assignment 3 switches to the
+  Transformer's row convention, ``X @ W``.
 * float32 inputs give float32 results; every other input (integers, lists, float64)
   is computed in float64.
 * A mask is a boolean or 0/1 array. True/1 means *this query may attend to this

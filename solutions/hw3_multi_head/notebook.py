@@ -38,7 +38,10 @@
 #
 # **Conventions.** Shapes are written `(..., n, d_model)`, where `...` is any
 # number of leading batch dimensions; `h` is the number of heads and
-# `d_head = d_model / h`. Projections are applied as `X @ W`. float32 inputs give
+# `d_head = d_model / h`. Projections are applied as `X @ W`, weights on the
+# right: a switch from Assignment 2, which wrote $W_a s$ for column vectors
+# (`s @ W_a.T` in numpy). `X @ W.T`, PyTorch's `nn.Linear` convention, is a
+# different layer here. float32 inputs give
 # float32 results. A mask is boolean or 0/1, and True/1 means *this query may
 # attend to this key*.
 #

@@ -101,3 +101,37 @@ def test_main_prints_the_trace_and_writes_the_heatmap(tmp_path, capsys):
     assert f"{PRINTED_DIAGONAL:.{DECIMALS}f}" in printed
     assert str(path) in printed
     assert path.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_the_trace_explains_the_0_39_and_0_30_some_texts_print():
+    from attn_reference.trace import format_trace, worked_example
+
+    wrong_diagonal = math.exp(0.25) / (math.exp(0.25) + 2)  # scores divided by d_k = 4
+    wrong_other = 1 / (math.exp(0.25) + 2)
+    text = format_trace(worked_example())
+    assert f"{wrong_diagonal:.4f} / {wrong_other:.4f}" in text and "0.39 / 0.30" in text
+    assert f"{wrong_diagonal:.2f}" == "0.39" and f"{wrong_other:.2f}" == "0.30"
+
+
+def test_every_score_panel_of_the_heatmap_names_QK_transposed():
+    from attn_reference.trace import HEATMAP_TITLES
+
+    raw, scaled, weights = HEATMAP_TITLES
+    assert "QK^T" in raw and "QK^T" in scaled and "sqrt{d_k}" in scaled and "softmax" in weights
+
+
+def test_the_cli_prints_the_same_variance_table_as_the_notebook():
+    import re
+
+    from attn_reference.variance import DEFAULT_D_KS
+    from autograder.paths import SOLUTIONS_DIR
+
+    notebook = (SOLUTIONS_DIR / "hw1_scaled_attention" / "notebook.py").read_text(encoding="utf-8")
+    listed = re.search(r"^D_KS = \[([^\]]*)\]", notebook, flags=re.MULTILINE).group(1)
+    assert tuple(int(v) for v in listed.split(",")) == DEFAULT_D_KS
+    from click.testing import CliRunner
+
+    from autograder.cli import main
+
+    printed = CliRunner().invoke(main, ["variance"]).output.splitlines()[1:]
+    assert [int(line.split()[0]) for line in printed] == list(DEFAULT_D_KS)
