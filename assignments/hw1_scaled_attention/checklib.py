@@ -89,3 +89,72 @@ def expect_tuple(result, length: int, name: str) -> tuple:
         got = f"a tuple of {len(result)}" if isinstance(result, tuple) else _describe(result)
         raise CheckFailed(f"{name}: expected a tuple of {length} arrays, got {got}")
     return result
+
+
+#: Tolerances of the public checks on float32 results: float32 arithmetic differs in the 6th or 7th digit.
+FLOAT32_RTOL = 1e-4
+FLOAT32_ATOL = 1e-6
+
+
+class PublicCase:
+    """One stored public case: a function, its inputs, and the reference's outputs."""
+
+    def __init__(self, name: str, function: str, args: tuple, kwargs: dict, expected: tuple, returns_tuple: bool):
+        self.name = name
+        self.function = function
+        self.args = args
+        self.kwargs = kwargs
+        self.expected = expected
+        self.returns_tuple = returns_tuple
+
+
+def _stored_value(entry: dict, data):
+    """An input as the case stores it: a fresh generator for a seed, a Python number, or an array."""
+    if "seed" in entry:
+        return np.random.default_rng(entry["seed"])
+    if entry.get("none"):
+        return None
+    value = data[entry["array"]]
+    kinds = {"int": int, "float": float, "bool": bool}
+    return kinds[entry["python"]](value) if entry.get("python") in kinds else value
+
+
+def load_cases(path) -> list:
+    """The public cases of ``public_cases.npz`` (written by ``attn-course build``), in order."""
+    import json
+
+    with np.load(path, allow_pickle=False) as data:
+        index = json.loads(str(data["index"]))
+        return [
+            PublicCase(
+                case["name"], case["function"],
+                tuple(_stored_value(a, data) for a in case["args"]),
+                {k: _stored_value(v, data) for k, v in case["kwargs"].items()},
+                tuple(data[f"{case['name']}/out/{i}"] for i in range(case["outputs"])),
+                case["returns_tuple"],
+            )
+            for case in index
+        ]
+
+
+def public_case_params(path) -> list:
+    """The cases as pytest parameters, each marked with the question it counts for."""
+    import pytest
+
+    return [pytest.param(case, marks=pytest.mark.question(case.function), id=case.name) for case in load_cases(path)]
+
+
+def expect_case(submission, case) -> None:
+    """Call the case's function and compare every output with the stored answer.
+
+    Raises
+    ------
+    CheckFailed
+        Naming the case, the output and the first problem.
+    """
+    result = submission.call(case.function, *case.args, **case.kwargs)
+    parts = expect_tuple(result, len(case.expected), case.name) if case.returns_tuple else (result,)
+    for index, (part, expected) in enumerate(zip(parts, case.expected)):
+        loose = expected.dtype == np.float32
+        what = f"{case.name}: output {index}" if case.returns_tuple else case.name
+        expect_array(part, expected, what, rtol=FLOAT32_RTOL if loose else RTOL, atol=FLOAT32_ATOL if loose else ATOL)

@@ -2,11 +2,12 @@
 """Public checks for hw1: shapes and small known cases. The thorough tests are hidden."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from checklib import expect_array, expect_rows_sum_to_one, expect_shape, expect_tuple
+from checklib import expect_array, expect_case, expect_rows_sum_to_one, expect_shape, expect_tuple, public_case_params
 
 #: The chapter's worked example: 3 one-hot tokens with d_model = 4 and identity projections.
 X_EXAMPLE = np.eye(3, 4)
@@ -83,3 +84,13 @@ def test_variance_is_close_to_d_k_then_one(submission):
     )
     expect_array(var_raw, d_k, "Var(q.k) for d_k = 16", rtol=VARIANCE_RELATIVE_SLACK)
     expect_array(var_scaled, 1.0, "Var(q.k / sqrt(d_k)) for d_k = 16", rtol=VARIANCE_RELATIVE_SLACK)
+
+
+#: Random batched cases with the reference's answers, written by `attn-course build`.
+CASES = Path(__file__).with_name("public_cases.npz")
+
+
+@pytest.mark.parametrize("case", public_case_params(CASES))
+def test_random_public_case(submission, case):
+    """A random batched case (d_k other than 4, non-symmetric inputs) matches the reference's answer."""
+    expect_case(submission, case)

@@ -2,11 +2,12 @@
 """Public checks for hw2: shapes and small known cases. The thorough tests are hidden."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from checklib import expect_array, expect_rows_sum_to_one, expect_shape, expect_tuple
+from checklib import expect_array, expect_case, expect_rows_sum_to_one, expect_shape, expect_tuple, public_case_params
 
 #: A decoder state and three encoder states small enough to score by hand.
 S = np.array([1.0, 2.0])
@@ -67,3 +68,13 @@ def test_context_ignores_padded_positions(submission):
     c, alpha = expect_tuple(submission.attention_context(np.zeros(3), H, np.array([1, 1, 0])), 2, "masked context")
     expect_array(alpha, [0.5, 0.5, 0.0], "alpha with the last position padded")
     expect_rows_sum_to_one(alpha, "alpha")
+
+
+#: Random batched cases with the reference's answers, written by `attn-course build`.
+CASES = Path(__file__).with_name("public_cases.npz")
+
+
+@pytest.mark.parametrize("case", public_case_params(CASES))
+def test_random_public_case(submission, case):
+    """A random batched case (d_k other than 4, non-symmetric inputs) matches the reference's answer."""
+    expect_case(submission, case)

@@ -74,11 +74,12 @@ def _readable_lines(name: str, text: str) -> list[str]:
     return [line for source in sources for line in source.splitlines()]
 
 
-def find_leaks(release_files: dict[str, str], forbidden: dict[str, str]) -> list[Leak]:
-    """Every release line (notebook cells included) that is a forbidden line."""
+def find_leaks(release_files: dict[str, str | bytes], forbidden: dict[str, str]) -> list[Leak]:
+    """Every release line (notebook cells included) that is a forbidden line; binary files hold no code lines."""
     return [
         Leak(name, number, line.strip(), forbidden[line.strip()])
         for name, text in sorted(release_files.items())
+        if isinstance(text, str)
         for number, line in enumerate(_readable_lines(name, text), start=1)
         if line.strip() in forbidden
     ]

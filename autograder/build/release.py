@@ -1,7 +1,7 @@
 """Build a student release as a pipeline of small steps held as data.
 
 Each step takes the :class:`BuildContext` and returns the release files it makes
-(path relative to ``assignments/<id>/`` -> text). :func:`build_release` runs them all;
+(path relative to ``assignments/<id>/`` -> text, or bytes for a binary file). :func:`build_release` runs them all;
 nothing is written until :func:`write_release`, so the same build serves the drift check.
 """
 
@@ -15,6 +15,7 @@ from typing import Callable
 
 from autograder.build.markers import MarkerError, solution_regions, strip_solutions
 from autograder.build.notebook import graded_functions, render_notebook
+from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
 from autograder.config import Assignment, Course
 from autograder.errors import GraderError
 from autograder.paths import (
@@ -48,6 +49,7 @@ class BuildContext:
     master_module: str
     notebook_source: str
     public_tests: str
+    public_cases: tuple[PublicCase, ...] = ()
 
     @property
     def short_id(self) -> str:
@@ -123,11 +125,17 @@ def step_templates(context: BuildContext) -> dict[str, str]:
     return rendered
 
 
+def step_public_cases(context: BuildContext) -> dict[str, bytes]:
+    """The public cases' inputs and the reference's answers (see :mod:`autograder.build.public_cases`)."""
+    return {CASES_FILE: cases_archive(list(context.public_cases))}
+
+
 #: The release pipeline, in order.
-STEPS: tuple[Callable[[BuildContext], dict[str, str]], ...] = (
+STEPS: tuple[Callable[[BuildContext], dict[str, str | bytes]], ...] = (
     step_stub_module,
     step_stub_notebook,
     step_public_tests,
+    step_public_cases,
     step_support_files,
     step_templates,
 )
@@ -151,6 +159,9 @@ def _consistency_problems(context: BuildContext) -> list[str]:
     problems += [f"{origin}/{NOTEBOOK_SOURCE}: graded cell {q} is not a question in course.yml" for q in sorted(in_notebook - questions)]
     marked = _marked_questions(context.public_tests)
     problems += [f"{origin}/{PUBLIC_TESTS_SOURCE}: tests question {q}, which course.yml does not list" for q in sorted(marked - questions)]
+    with_cases = {case.function for case in context.public_cases}
+    problems += [f"{origin}/{CASES_SOURCE}: no public case for question {q}" for q in sorted(questions - with_cases)]
+    problems += [f"{origin}/{CASES_SOURCE}: a case of {f}, which course.yml does not list" for f in sorted(with_cases - questions)]
     return problems
 
 
@@ -174,16 +185,21 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUT
     """
     assignment = course.assignment(assignment_id)
     folder = solutions_dir / assignment.id
+    try:
+        cases = tuple(instructor_cases(folder / CASES_SOURCE))
+    except (OSError, ValueError, SyntaxError) as error:
+        raise BuildError(f"cannot read the public cases of {assignment.id}: {error}") from None
     return BuildContext(
         course=course,
         assignment=assignment,
         master_module=_read(folder / assignment.module),
         notebook_source=_read(folder / NOTEBOOK_SOURCE),
         public_tests=_read(folder / PUBLIC_TESTS_SOURCE),
+        public_cases=cases,
     )
 
 
-def build_release(course: Course, assignment_id: str, solutions_dir: Path = SOLUTIONS_DIR) -> dict[str, str]:
+def build_release(course: Course, assignment_id: str, solutions_dir: Path = SOLUTIONS_DIR) -> dict[str, str | bytes]:
     """Every file of the student release of one assignment (relative path -> text).
 
     Raises
@@ -196,7 +212,7 @@ def build_release(course: Course, assignment_id: str, solutions_dir: Path = SOLU
         problems = _consistency_problems(context)
         if problems:
             raise BuildError("\n".join(problems))
-        files: dict[str, str] = {}
+        files: dict[str, str | bytes] = {}
         for step in STEPS:
             files.update(step(context))
     except (MarkerError, SyntaxError) as error:
@@ -204,7 +220,16 @@ def build_release(course: Course, assignment_id: str, solutions_dir: Path = SOLU
     return files
 
 
-def write_release(files: dict[str, str], out_dir: Path) -> list[str]:
+def _current(path: Path, content: str | bytes) -> bool:
+    """Whether ``path`` already holds exactly ``content``."""
+    if not path.is_file():
+        return False
+    if isinstance(content, bytes):
+        return path.read_bytes() == content
+    return path.read_text(encoding="utf-8", errors="replace") == content
+
+
+def write_release(files: dict[str, str | bytes], out_dir: Path) -> list[str]:
     """Write a release into ``out_dir``, removing files the build no longer makes.
 
     Returns
@@ -217,15 +242,15 @@ def write_release(files: dict[str, str], out_dir: Path) -> list[str]:
         relative = stale.relative_to(out_dir).as_posix()
         if relative not in files and "__pycache__" not in relative:
             stale.unlink()
-    for relative, text in sorted(files.items()):
+    for relative, content in sorted(files.items()):
         target = out_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
+        if not _current(target, content):
+            target.write_bytes(content) if isinstance(content, bytes) else target.write_text(content, encoding="utf-8")
     return sorted(files)
 
 
-def release_drift(files: dict[str, str], out_dir: Path) -> list[str]:
+def release_drift(files: dict[str, str | bytes], out_dir: Path) -> list[str]:
     """How ``out_dir`` differs from a fresh build: missing, changed and extra files."""
     present = {
         p.relative_to(out_dir).as_posix(): p
@@ -234,9 +259,5 @@ def release_drift(files: dict[str, str], out_dir: Path) -> list[str]:
     } if out_dir.is_dir() else {}
     drift = [f"missing: {name}" for name in sorted(set(files) - set(present))]
     drift += [f"extra: {name}" for name in sorted(set(present) - set(files))]
-    drift += [
-        f"changed: {name}"
-        for name in sorted(set(files) & set(present))
-        if present[name].read_text(encoding="utf-8", errors="replace") != files[name]
-    ]
+    drift += [f"changed: {name}" for name in sorted(set(files) & set(present)) if not _current(present[name], files[name])]
     return drift

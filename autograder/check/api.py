@@ -18,6 +18,13 @@ from autograder.paths import ASSIGNMENTS_DIR, NOT_SUBMISSIONS, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
 
 
+#: What the summary says about the grade: the public checks are a sample, the hidden tests are broader.
+HIDDEN_TESTS_NOTE = (
+    "The grade comes from the hidden tests, which are broader: new random inputs on every run "
+    "(other shapes, batch sizes, masks, dtypes, large scores), so passing these checks does not guarantee full marks."
+)
+
+
 @dataclass(frozen=True)
 class CheckReport:
     """Public-check results of one submission."""
@@ -73,5 +80,6 @@ def format_check(report: CheckReport) -> str:
         status = "pass" if q.tests and not q.failed_tests else "FAIL"
         lines.append(f"  {status}  Q{q.number} {q.function:<30} {q.score:g}/{q.points:g} points  ({q.passed}/{len(q.tests)} checks)")
         lines += [f"          - {t.message}" for t in q.failed_tests]
-    lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s). Hidden tests decide the grade.")
+    lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s).")
+    lines.append(HIDDEN_TESTS_NOTE)
     return "\n".join(lines)

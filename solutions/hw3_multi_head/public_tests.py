@@ -1,11 +1,12 @@
 """Public checks for hw3: shapes and small known cases. The thorough tests are hidden."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from checklib import expect_array, expect_shape, expect_tuple
+from checklib import expect_array, expect_case, expect_shape, expect_tuple, public_case_params
 
 #: Two positions, d_model = 4, features numbered so each head's slice is easy to see.
 X = np.arange(8.0).reshape(2, 4)  # (n, d_model)
@@ -58,3 +59,13 @@ def test_multi_head_shapes(submission):
     )
     expect_shape(Y, (2, 3, 8), "Y")
     expect_shape(A, (2, 4, 3, 5), "A")
+
+
+#: Random batched cases with the reference's answers, written by `attn-course build`.
+CASES = Path(__file__).with_name("public_cases.npz")
+
+
+@pytest.mark.parametrize("case", public_case_params(CASES))
+def test_random_public_case(submission, case):
+    """A random batched case (d_k other than 4, non-symmetric inputs) matches the reference's answer."""
+    expect_case(submission, case)

@@ -60,7 +60,10 @@ def test_write_release_removes_stale_files(tmp_path):
 
 @pytest.mark.parametrize("assignment_id", IDS)
 def test_release_leaks_no_solution_hidden_test_or_reference_code(assignment_id, forbidden):
-    release = {p.name: p.read_text(encoding="utf-8") for p in (ASSIGNMENTS_DIR / assignment_id).iterdir() if p.is_file()}
+    release = {
+        p.name: p.read_bytes() if p.suffix == ".npz" else p.read_text(encoding="utf-8")
+        for p in (ASSIGNMENTS_DIR / assignment_id).iterdir() if p.is_file()
+    }
     assert find_leaks(release, forbidden) == []
 
 
@@ -105,3 +108,45 @@ def test_stubs_keep_signatures_and_docstrings_and_raise_with_the_question(assign
         arguments = [None] * len(inspect.signature(stub_fn).parameters)
         with pytest.raises(NotImplementedError, match=rf"^{question.function}: not implemented yet \({short_id}, question {number}\)$"):
             stub_fn(*arguments)
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_every_question_has_a_random_batched_public_case_with_the_references_answer(assignment_id):
+    import numpy as np
+
+    import attn_reference
+    from autograder.check.checklib import load_cases
+
+    cases = load_cases(ASSIGNMENTS_DIR / assignment_id / "public_cases.npz")
+    assignment = COURSE.assignment(assignment_id)
+    assert {case.function for case in cases} == set(assignment.functions)
+    for case in cases:
+        expected = getattr(attn_reference, case.function)(*case.args, **case.kwargs)  # computed here, independently
+        parts = expected if isinstance(expected, tuple) else (expected,)
+        assert len(parts) == len(case.expected)
+        for mine, stored in zip(parts, case.expected):
+            np.testing.assert_allclose(stored, mine, rtol=1e-12)
+    arrays = [a for case in cases for a in case.args if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    assert any(a.ndim >= 3 for a in arrays), "at least one batched case"
+    assert all(a.shape[-1] != 4 for a in arrays if a.ndim >= 2), "d_k (the last axis) is never 4"
+
+
+def test_a_case_with_a_repeated_name_is_refused():
+    from autograder.build.public_cases import PublicCase, cases_archive
+
+    with pytest.raises(ValueError, match="repeat"):
+        cases_archive([PublicCase("a", "causal_mask", (3,)), PublicCase("a", "causal_mask", (4,))])
+
+
+def test_a_question_without_a_public_case_stops_the_build(tmp_path):
+    import shutil
+
+    from autograder.build.release import BuildError
+    from autograder.paths import SOLUTIONS_DIR
+
+    copied = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS_DIR, copied)
+    source = copied / IDS[0] / "public_cases.py"
+    source.write_text(source.read_text(encoding="utf-8").replace('PublicCase("causal_mask_6", "causal_mask", (6,)),', ""))
+    with pytest.raises(BuildError, match="no public case for question causal_mask"):
+        build_release(COURSE, IDS[0], copied)

@@ -162,3 +162,34 @@ def test_every_graded_function_that_calls_another_is_covered_by_error_carried_fo
     callers = {q.function for a in COURSE.assignments for q in a.questions if upstream_of(q.function, a.functions)}
     assert {"scaled_dot_product_attention", "multi_head_attention", "general_score", "concat_score"} <= callers
     assert all(contract(f).calls for f in callers)
+
+
+#: Share of an assignment's points a submission passing every public check may lose without a named reason.
+UNEXPLAINED_LOSS = 0.20
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: f"{m.id}[{m.variant}]" if m.variant else m.id)
+def test_passing_the_public_checks_predicts_the_grade_or_the_loss_is_named(mutant):
+    from autograder.check.api import public_test_file
+
+    assignment, functions = _with_mutant(mutant)
+    public = run_suite([public_test_file(COURSE, assignment.id)], InProcessSubmission(functions), TOLERANCE,
+                       questions=assignment.functions, show_assertions=True)
+    if not all(r.passed for r in public):
+        return  # the public checks already warned the student
+    results, questions = _grade(assignment, functions, GATE_SEEDS[0])
+    lost = assignment.max_points - sum(q.score for q in questions)
+    named = {d.id for r in results for d in r.diagnoses}
+    assert lost <= UNEXPLAINED_LOSS * assignment.max_points or named, (lost, mutant.id)
+
+
+def test_most_mutants_fail_a_public_check():
+    from autograder.check.api import public_test_file
+
+    failing = 0
+    for mutant in MUTANTS:
+        assignment, functions = _with_mutant(mutant)
+        public = run_suite([public_test_file(COURSE, assignment.id)], InProcessSubmission(functions), TOLERANCE,
+                           questions=assignment.functions, show_assertions=True)
+        failing += not all(r.passed for r in public)
+    assert failing >= 0.8 * len(MUTANTS), f"only {failing} of {len(MUTANTS)} known bugs fail a public check"
