@@ -46,14 +46,14 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def grading_fingerprint(course_file: Path, assignment_id: str) -> str:
+def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path = HIDDEN_TESTS_DIR) -> str:
     """The grader version plus a hash of what decides a score: course.yml and the hidden tests.
 
     It keys resumption: change the points, the due date, a tolerance or a hidden test, and
     the next batch grades every entry again.
     """
     digest = hashlib.sha256(__version__.encode())
-    for path in [Path(course_file), *sorted((HIDDEN_TESTS_DIR / assignment_id).rglob("*.py"))]:
+    for path in [Path(course_file), *sorted((hidden_dir / assignment_id).rglob("*.py"))]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"
 

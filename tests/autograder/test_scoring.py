@@ -75,6 +75,13 @@ def test_question_scores_are_rounded():
     assert softmax.score == round(4 / 3, SCORE_DECIMALS)
 
 
+def test_scores_keep_four_decimals():
+    # 1 of 3 equal tests of a 4-point question: 4/3 = 1.33333..., kept as 1.3333 (not 1.33).
+    softmax = score_questions(ASSIGNMENT, [result("softmax", True)] + [result("softmax", False)] * 2)[0]
+    assert softmax.score == 1.3333
+    assert apply_penalties(2.0, [1 / 3]) == 1.3333
+
+
 def test_question_fraction_of_no_tests_is_zero():
     assert question_fraction([]) == 0.0
 

@@ -280,3 +280,18 @@ def test_an_entry_with_two_changed_candidates_is_an_error_row_naming_both(tmp_pa
     rows = {row.student: row for row in summary.rows}
     assert rows["ada"].status == "error" and HW1.module in rows["ada"].error and HW1.notebook in rows["ada"].error
     assert rows["ben"].status == "graded" and summary.errors == 1
+
+
+def test_the_resume_fingerprint_changes_with_any_hidden_test_file(tmp_path):
+    from autograder.batch.runner import grading_fingerprint
+    from autograder.paths import HIDDEN_TESTS_DIR
+
+    hidden = tmp_path / "hidden"
+    shutil.copytree(HIDDEN_TESTS_DIR / HW1.id, hidden / HW1.id)
+    before = grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)
+    assert before == grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)
+    test_file = next((hidden / HW1.id).glob("test_*.py"))
+    test_file.write_text(test_file.read_text(encoding="utf-8") + "\n# one more line\n", encoding="utf-8")
+    assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden) != before
+    (hidden / HW1.id / "test_new.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    assert len({before, grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)}) == 2

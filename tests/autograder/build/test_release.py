@@ -150,3 +150,14 @@ def test_a_question_without_a_public_case_stops_the_build(tmp_path):
     source.write_text(source.read_text(encoding="utf-8").replace('PublicCase("causal_mask_6", "causal_mask", (6,)),', ""))
     with pytest.raises(BuildError, match="no public case for question causal_mask"):
         build_release(COURSE, IDS[0], copied)
+
+
+def test_a_leaked_solution_line_of_thirty_characters_is_caught():
+    from autograder.build.leaks import forbidden_lines
+
+    line = "weights = np.exp(shifted) / total"  # 33 characters: well above the short-line cut-off
+    master = f"def f(x):\n    ### BEGIN SOLUTION\n    {line}\n    ### END SOLUTION\n"
+    forbidden = forbidden_lines([master], [], [])
+    assert [leak.line for leak in find_leaks({"stub.py": f"def g():\n    {line}\n"}, forbidden)] == [line]
+    short = "return x + y"  # too common to mean anything
+    assert find_leaks({"stub.py": f"    {short}\n"}, forbidden_lines([master.replace(line, short)], [], [])) == []

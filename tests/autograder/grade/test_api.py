@@ -72,3 +72,21 @@ def test_lateness_costs_the_policy_per_started_day(tmp_path):
 def test_missing_hidden_tests_stop_the_grader(tmp_path):
     with pytest.raises(GraderError, match="no hidden tests"):
         hidden_test_files(COURSE.assignment(IDS[0]), tests_dir=tmp_path)
+
+
+def _dot_score_scaled_by(factor: float, tmp_path):
+    hw2 = "hw2_rnn_attention"
+    source = _solution(hw2).replace("    return scores[..., 0]  # (..., T, 1) -> (..., T)",
+                                    f"    return scores[..., 0] * {factor!r}  # (..., T, 1) -> (..., T)")
+    assert source != _solution(hw2)
+    result = grade_submission(COURSE, hw2, _write(tmp_path, hw2, source), seed=7)
+    return next(q for q in result.questions if q.function == "dot_score")
+
+
+def test_the_course_tolerance_is_relative_rtol_plus_absolute_atol(tmp_path):
+    # course.yml: rtol 1e-5, atol 1e-8. A relative error of 9e-6 is inside rtol for every score;
+    # as an absolute error it exceeds 1e-5 wherever |score| > 1.2, so swapped tolerances would fail it.
+    assert (COURSE.defaults.rtol, COURSE.defaults.atol) == (1e-5, 1e-8)
+    dot = _dot_score_scaled_by(1 + 9e-6, tmp_path)
+    assert dot.score == dot.points, [t.message for t in dot.failed_tests]
+    assert _dot_score_scaled_by(1 + 5e-5, tmp_path).score < dot.points

@@ -242,3 +242,11 @@ def test_a_gradebook_made_before_the_seed_column_gains_it_and_keeps_its_rows(tmp
         assert book.rows() == [dataclasses.replace(old, seed=None)]
         book.record(make_row(student="new"))
         assert {row.student: row.seed for row in book.rows()} == {"zoë": None, "new": 3_141_592_653}
+
+
+def test_the_same_bytes_graded_by_another_grader_version_are_a_second_row(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        book.record(make_row(grader_version="1.0.0"))
+        book.record(make_row(grader_version="1.0.1", score=7.0))
+    assert _count(path) == 2
