@@ -78,7 +78,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("attention.hard_coded_scale", "Your attention divides the scores by the constant {scale}, which is sqrt(d_k) only when d_k = {d_k_it_fits}; compute it from Q.shape[-1]."),
     Bug("attention.wrong_scale", "Your attention divides the scores by {scale} instead of sqrt(d_k) = {expected} (here d_k = {d_k})."),
     Bug("attention.scale_after_softmax", "Your attention divides by sqrt(d_k) after the softmax instead of scaling the scores before it."),
-    Bug("attention.mask_inverted", "Your attention treats True in the mask as blocked, but True means the query may attend to that key."),
+    Bug("attention.mask_inverted", "Your attention treats True in the mask as blocked (PyTorch's key_padding_mask convention), but here True means the query may attend to that key."),
     Bug("attention.mask_ignored", "Your attention ignores the mask: positions where the mask is False/0 must get weight exactly 0."),
     Bug("attention.mask_after_softmax", "Your attention zeroes the masked weights after the softmax, so the rows no longer sum to 1; set masked scores to -inf before it."),
     Bug("attention.multiplicative_mask", "Your attention multiplies the scores by the mask, which makes masked scores 0 instead of -inf."),

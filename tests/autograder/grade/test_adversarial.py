@@ -226,3 +226,50 @@ def test_unloadable_files_get_zero_with_a_message(tmp_path, name, content):
     result = _grade(tmp_path, content, name)
     assert result.score == 0
     assert result.load_error or all(t.kind == "missing_function" for q in result.questions for t in q.tests)
+
+
+def _lookup_table_submission(seed: int) -> str:
+    """A module that answers from a table of the hidden inputs of one run (as if read from earlier feedback)."""
+    import attn_reference
+    from autograder.engine import run_suite
+    from autograder.grade.compare import Tolerance
+    from autograder.grade.api import hidden_test_files
+    from tests.autograder.support import InProcessSubmission
+
+    table: dict[str, list] = {}
+
+    def recording(name):
+        def call(*args, **kwargs):
+            result = getattr(attn_reference, name)(*args, **kwargs)
+            key = repr([np.asarray(a).round(6).tolist() if isinstance(a, np.ndarray) else a for a in args])
+            table[key] = [np.asarray(r).tolist() for r in (result if isinstance(result, tuple) else (result,))]
+            return result
+        return call
+
+    run_suite(hidden_test_files(HW1), InProcessSubmission({"softmax": recording("softmax")}),
+              Tolerance(1e-5, 1e-8), seed=seed, questions=HW1.functions)
+    return STUB + f"""
+_TABLE = {table!r}
+
+
+def softmax(x, axis=-1):
+    key = repr([np.asarray(x).round(6).tolist()])
+    dtype = np.float32 if np.asarray(x).dtype == np.float32 else np.float64
+    return np.array(_TABLE[key][0], dtype=dtype) if key in _TABLE else np.zeros(np.shape(x), dtype=dtype)
+"""
+
+
+def test_answers_memorised_from_one_run_score_nothing_on_the_next(tmp_path):
+    memorised = _lookup_table_submission(seed=1)
+    replayed = _grade_seeded(tmp_path, memorised, seed=1)
+    fresh = _grade_seeded(tmp_path, memorised, seed=2)
+    assert _question(replayed, "softmax").score == POINTS["softmax"], "the table holds that run's answers"
+    worked_example_only = 1 / sum(t.weight for t in _question(fresh, "softmax").tests)
+    assert _question(fresh, "softmax").score <= POINTS["softmax"] * worked_example_only + 1e-9
+
+
+def _grade_seeded(tmp_path: Path, source: str, seed: int):
+    path = tmp_path / f"seed{seed}" / "scaled_attention.py"
+    path.parent.mkdir()
+    path.write_text(source, encoding="utf-8")
+    return grade_submission(COURSE, HW1.id, path, seed=seed)
