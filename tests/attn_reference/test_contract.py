@@ -109,7 +109,8 @@ def test_the_listed_dependencies_are_really_called_through_their_parameter(name)
     plain = function(*args, **kwargs)
     spied = function(*args, **kwargs, **{called: spy(called) for called in contract_of(function).calls})
     assert set(seen) == set(contract_of(function).calls)
-    for expected, actual in zip(plain if isinstance(plain, tuple) else (plain,), spied if isinstance(spied, tuple) else (spied,)):
+    assert isinstance(spied, tuple) == isinstance(plain, tuple)
+    for expected, actual in zip(*(r if isinstance(r, tuple) else (r,) for r in (plain, spied))):
         np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-8)
 
 
