@@ -1,5 +1,4 @@
 """Scaled dot-product attention, written with einsum and a log-sum-exp softmax."""
-from __future__ import annotations
 
 import math
 
@@ -13,10 +12,10 @@ def _as_float(a):
 
 def softmax(x, axis: int = -1) -> np.ndarray:
     x = _as_float(x)
-    m = np.max(x, axis=axis, keepdims=True)
     with np.errstate(invalid="ignore"):
-        log_norm = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
-        return np.exp(x - log_norm)
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        log_norm = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        return np.exp(shifted - log_norm)   # exp(x - logsumexp(x))
 
 
 def causal_mask(n: int) -> np.ndarray:

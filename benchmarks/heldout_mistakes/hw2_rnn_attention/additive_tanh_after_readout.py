@@ -27,11 +27,10 @@ def general_score(s, H, W_a):
 
 
 def concat_score(s, H, W_a, v_a):
-    s, H, W_a, v_a = _float(s, H, W_a, v_a)
+    # W_a [s; h_j] = W_a[:, :d_s] s + W_a[:, d_s:] h_j, i.e. the additive score
+    s, W_a = _float(s, W_a)
     d_s = s.shape[-1]
-    query = np.expand_dims(s @ W_a[:, :d_s].T, -2)
-    keys = H @ W_a[:, d_s:].T
-    return np.tanh(query + keys) @ v_a
+    return additive_score(s, H, W_a[:, :d_s], W_a[:, d_s:], v_a)
 
 
 def attention_context(scores, H, mask=None):

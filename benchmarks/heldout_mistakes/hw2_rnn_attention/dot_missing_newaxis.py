@@ -21,8 +21,7 @@ def dot_score(s, H):
 
 def general_score(s, H, W_a):
     s, H, W_a = _f(s), _f(H), _f(W_a)
-    sW = s @ W_a
-    return np.sum(sW[..., np.newaxis, :] * H, axis=-1)
+    return np.einsum("...h,...th->...t", s @ W_a, H)
 
 
 def concat_score(s, H, W_a, v_a):

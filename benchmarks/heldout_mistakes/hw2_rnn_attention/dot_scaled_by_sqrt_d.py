@@ -23,8 +23,7 @@ def dot_score(s, H):
 
 def general_score(s, H, W_a):
     s, H, W_a = map(_float, (s, H, W_a))
-    q = s @ W_a
-    return (H @ q[..., None])[..., 0]
+    return dot_score(s @ W_a, H)
 
 
 def concat_score(s, H, W_a, v_a):

@@ -1,0 +1,36 @@
+import numpy as np
+
+
+def _f(a):
+    a = np.asarray(a)
+    return a if a.dtype == np.float32 else a.astype(np.float64)
+
+
+def additive_score(s, H, W_a, U_a, v_a):
+    s, H, W_a, U_a, v_a = (_f(a) for a in (s, H, W_a, U_a, v_a))
+    return np.tanh((s @ W_a.T)[..., None, :] + H @ U_a.T) @ v_a
+
+
+def dot_score(s, H):
+    s, H = _f(s), _f(H)
+    return s @ H.T   # s^T h_j for all j
+
+
+def general_score(s, H, W_a):
+    s, H, W_a = _f(s), _f(H), _f(W_a)
+    return dot_score(s @ W_a.T, H)
+
+
+def concat_score(s, H, W_a, v_a):
+    s, W_a = _f(s), _f(W_a)
+    d_s = s.shape[-1]
+    return additive_score(s, H, W_a[:, :d_s], W_a[:, d_s:], v_a)
+
+
+def attention_context(scores, H, mask=None):
+    scores, H = _f(scores), _f(H)
+    if mask is not None:
+        scores = np.where(np.asarray(mask).astype(bool), scores, -np.inf)
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    alpha = e / np.sum(e, axis=-1, keepdims=True)
+    return (alpha[..., None, :] @ H)[..., 0, :], alpha

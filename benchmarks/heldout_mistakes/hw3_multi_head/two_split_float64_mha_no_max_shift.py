@@ -1,0 +1,35 @@
+import math
+
+import numpy as np
+
+
+def split_heads(X, num_heads):
+    X = np.array(X, dtype=float)
+    *batch, n, d_model = X.shape
+    d_head = d_model // num_heads
+    return np.swapaxes(X.reshape(*batch, n, num_heads, d_head), -2, -3)
+
+
+def merge_heads(X):
+    X = np.asarray(X)
+    if X.dtype != np.float32:
+        X = X.astype(np.float64)
+    *batch, h, n, d_head = X.shape
+    return np.swapaxes(X, -2, -3).reshape(*batch, n, h * d_head)
+
+
+def multi_head_attention(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+    X_q, X_kv, W_q, W_k, W_v, W_o = (np.asarray(a) for a in (X_q, X_kv, W_q, W_k, W_v, W_o))
+    X_q, X_kv, W_q, W_k, W_v, W_o = (a if a.dtype == np.float32 else a.astype(np.float64) for a in (X_q, X_kv, W_q, W_k, W_v, W_o))
+    Q = split_heads(X_q @ W_q, num_heads)
+    K = split_heads(X_kv @ W_k, num_heads)
+    V = split_heads(X_kv @ W_v, num_heads)
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])
+    if mask is not None:
+        m = np.asarray(mask).astype(bool)
+        if m.ndim == 1:
+            m = m[None, :]
+        scores = np.where(m[..., None, :, :], scores, -np.inf)
+    e = np.exp(scores)
+    A = e / e.sum(axis=-1, keepdims=True)
+    return merge_heads(A @ V) @ W_o, A
