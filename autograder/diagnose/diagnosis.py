@@ -35,6 +35,8 @@ def findings_for(case: Case) -> list[Finding]:
 
 
 def diagnose(case: Case) -> tuple[Diagnosis, ...]:
-    """The named bugs that explain a failed call (empty when none does)."""
+    """The named bugs that explain a failed call (empty when none does, or when the result is right)."""
+    if case.matches_reference(case.student):
+        return ()
     return explain(case.function, findings_for(case))
 

@@ -55,7 +55,8 @@ BUGS: tuple[Bug, ...] = (
     # properties of any call
     Bug("call.modifies_input", "Your {function} changes its argument {argument} in place (e.g. `x -= x.max(...)`); compute into a new array so the caller's data is left as it was."),
     Bug("call.returns_list", "Your {function} returns a Python list where a numpy array is documented; return np.asarray(...) of it, or build it with numpy operations."),
-    Bug("call.float32_promoted", "Your {function} turns float32 input into a float64 result: a float64 numpy scalar or array such as np.sqrt(d_k) promotes float32 arrays under NumPy 2, so use math.sqrt(d_k), a Python float, or cast back with .astype(x.dtype)."),
+    Bug("call.float32_promoted", "Your {function} turns float32 input into a float64 result: an explicit cast (.astype(np.float64), dtype=np.float64) or a float64 value such as np.sqrt(d_k) (which promotes float32 arrays under NumPy 2) does it, so keep float32 as it is, use math.sqrt(d_k) or a Python float, or cast back with .astype(x.dtype)."),
+    Bug("call.not_float", "Your {function} returns {dtype} values where real numbers are documented; compute in floating point (integer input is computed in float64, e.g. np.asarray(x, dtype=np.float64))."),
     Bug("call.outputs_swapped", "Your {function} returns its outputs in another order; return ({expected}) in that order."),
     # softmax
     Bug("softmax.no_max_shift", "Your softmax does not subtract the maximum before exponentiating, so large scores overflow to inf and NaN."),
@@ -108,7 +109,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("additive.ignores_v_a", "Your additive score sums the tanh features instead of taking their dot product with v_a."),
     Bug("additive.no_batch_support", "Your additive score is right for one decoder state but wrong on batched input: let every operation work on the trailing axes."),
     # Luong scores
-    Bug("luong.no_batch_support", "Your {function} is right for one decoder state but wrong on batched input: np.dot or a plain transpose mixes the batch axes; use @ with the state as a trailing axis."),
+    Bug("luong.no_batch_support", "Your {function} is right for one decoder state but wrong on batched input: a batched s must meet only the h_j of its own sequence, so give it a source axis (s[..., None, :]) or use @ with the state as a trailing axis, not np.dot, np.tile or a plain transpose."),
     Bug("luong.general_transposed", "Your general score uses W_a transposed, computing h_j^T W_a s instead of s^T W_a h_j."),
     Bug("luong.concat_order", "Your concat score concatenates [h_j; s] instead of [s; h_j]."),
     Bug("luong.concat_split", "Your concat score splits W_a after d_h columns; its first d_s columns multiply s and the last d_h multiply h_j (W_a[:, :d_s], W_a[:, d_s:])."),
@@ -136,7 +137,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("heads.interleaved", "Your split_heads gives each head every num_heads-th feature instead of a contiguous block of d_model // num_heads features."),
     Bug("heads.merge_interleaved", "Your merge_heads interleaves the heads' features (feature i of every head, then feature i + 1) instead of putting each head's block of d_head features side by side."),
     Bug("heads.merge_mismatch", "Your merge_heads reshapes without first swapping the head and position axes back, so it is not the inverse of split_heads."),
-    Bug("heads.axes_order", "Your {function} has the right numbers in the wrong arrangement: its axes come out as {actual} instead of {expected}."),
+    Bug("heads.axes_order", "Your {function} has the right numbers in the wrong arrangement{shapes}; check which axes each reshape and transpose moves."),
     Bug("heads.no_batch_support", "Your {function} is right for one sequence but wrong on batched input: index the axes from the end (X.shape[-2:], -3) so leading batch axes pass through."),
     Bug("heads.float_division", "Your split_heads computes d_head with / (a float), which reshape rejects; use integer division, d_model // num_heads."),
     # multi_head_attention

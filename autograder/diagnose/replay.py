@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.probes.calls import EXAMPLES, batch_example, batched_arguments
 from autograder.diagnose.probes.finding import Finding
 from autograder.errors import StudentException
 from autograder.grade.compare import Raised, agrees, run, same_values
@@ -39,6 +40,23 @@ def replay_mutants(case: Case) -> list[Finding]:
             continue
         produced = run(candidate.implementation, case.args, case.kwargs)
         distinguishable = isinstance(produced, Raised) or not agrees(case.reference, produced, case.tol)
-        if distinguishable and _same_outcome(produced, case.student, case):
+        if distinguishable and _same_outcome(produced, case.student, case) and _confirmed(candidate, produced, case):
             found[candidate.id] = Finding(candidate.id, dict(candidate.facts))
     return list(found.values())
+
+
+def _confirmed(candidate, produced, case: Case) -> bool:
+    """An exception alike is weak evidence (numpy words many errors alike): where the mutant, given
+    one example of the batch, returns a value, the student's function must return that value too."""
+    if not isinstance(produced, Raised):
+        return True
+    batch, batched = batched_arguments(case)
+    if not batch:
+        return True
+    example = batch_example(case, batch, batched, EXAMPLES[0])
+    args, kwargs = case.changed(**example)
+    expected = run(candidate.implementation, args, kwargs)
+    if isinstance(expected, Raised):
+        return True
+    answer = case.student_with(**example)
+    return answer is not None and same_values(expected, answer, case.tol)

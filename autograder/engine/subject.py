@@ -34,7 +34,9 @@ class Subject:
 
     def carry_from(self, functions: tuple[str, ...]) -> None:
         """Record that the current test's result follows from these (wrong) upstream functions."""
-        self.carried += [f for f in functions if f not in self.carried]
+        for function in functions:
+            if function not in self.carried:
+                self.carried.append(function)
 
     def call_observed(self, function: str, *args, **kwargs) -> CallOutcome:
         """Call ``function`` in the submission; the outcome says what else the call did.

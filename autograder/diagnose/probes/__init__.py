@@ -9,6 +9,7 @@ from autograder.diagnose.probes import arguments, calls, outputs, patterns, scal
 
 #: Probes run on every failed call, most specific first.
 PROBES = (
+    outputs.not_float,
     outputs.outputs_swapped,
     softmax.wrong_axis,
     softmax.variants,

@@ -22,7 +22,7 @@ EXAMPLES = (0, -1)
 BATCH_BUG = {"softmax": "no_keepdims"}
 
 
-def _batched_arguments(case: Case) -> tuple[tuple[int, ...], dict[str, np.ndarray]]:
+def batched_arguments(case: Case) -> tuple[tuple[int, ...], dict[str, np.ndarray]]:
     """The common batch shape and the array arguments that have batch axes."""
     batched, batches = {}, []
     for name, value in case.arguments.items():
@@ -37,7 +37,7 @@ def _batched_arguments(case: Case) -> tuple[tuple[int, ...], dict[str, np.ndarra
         return (), {}
 
 
-def _example(case: Case, batch: tuple[int, ...], batched: dict[str, np.ndarray], position: int) -> dict:
+def batch_example(case: Case, batch: tuple[int, ...], batched: dict[str, np.ndarray], position: int) -> dict:
     """The arguments of one batch example: every batched argument indexed at ``position``."""
     index = (position,) * len(batch)
     return {
@@ -63,6 +63,8 @@ def _one_batch_axis(case: Case, batch: tuple[int, ...], batched: dict[str, np.nd
 
 
 def _right_on(case: Case, arguments: dict) -> bool:
+    if case.function == "softmax":
+        arguments = {**arguments, "axis": -1}  # the examples have fewer axes: count the last one from the end
     answer = case.student_with(**arguments)
     return answer is not None and _agrees(case, answer, case.reference_with(**arguments))
 
@@ -73,8 +75,8 @@ def batch_only(case: Case) -> list[Finding]:
         return []
     if not case.contract.core_ndim:
         return []
-    batch, batched = _batched_arguments(case)
-    examples_right = bool(batch) and all(_right_on(case, _example(case, batch, batched, p)) for p in EXAMPLES)
+    batch, batched = batched_arguments(case)
+    examples_right = bool(batch) and all(_right_on(case, batch_example(case, batch, batched, p)) for p in EXAMPLES)
     if examples_right or (len(batch) != 1 and _right_on(case, _one_batch_axis(case, batch, batched))):
         return own(case.function, BATCH_BUG.get(case.function, "no_batch_support"))
     return []
@@ -85,15 +87,24 @@ def _agrees(case: Case, answer: Parts, expected: Parts | Raised) -> bool:
 
 
 def own_generator(case: Case) -> list[Finding]:
-    """A function given a seeded ``rng`` that answers differently to the same seed."""
-    if not any(isinstance(value, RngSeed) for value in case.arguments.values()):
-        return []
-    if not isinstance(case.student, Parts):
+    """A function given a seeded ``rng`` that answers differently to the same seed, or alike to another seed."""
+    seeds = {name: value for name, value in case.arguments.items() if isinstance(value, RngSeed)}
+    if not seeds or not isinstance(case.student, Parts):
         return []
     again = case.student_with()
-    if again is None or case.matches(again):
-        return []
-    return own(case.function, "own_generator")
+    if again is not None and not case.matches(again):
+        return own(case.function, "own_generator")  # the same seed, another answer
+    if _is_theory(case):
+        return []  # no draws at all: another bug (the theoretical values returned)
+    other = case.student_with(**{name: RngSeed(seed.seed + 1) for name, seed in seeds.items()})
+    return own(case.function, "own_generator") if other is not None and case.matches(other) else []
+
+
+def _is_theory(case: Case) -> bool:
+    """The variance experiment answering exactly (d_k, 1): what theory says, not what samples give."""
+    d_k = case.arguments.get("d_k")
+    values = [np.asarray(part).ravel() for part in case.student.arrays]
+    return d_k is not None and all(v.size == 1 for v in values) and [float(v[0]) for v in values] == [float(d_k), 1.0]
 
 
 def right_on_the_last_axis_only(case: Case) -> list[Finding]:

@@ -24,6 +24,16 @@ SMALLEST_RATIO_BASE = 1e-6
 FACTOR_RTOL = 1e-3
 
 
+def not_float(case: Case) -> list[Finding]:
+    """Integer or boolean results where the reference's are real numbers."""
+    if not isinstance(case.student, Parts):
+        return []
+    for expected, actual in zip(case.reference.arrays, case.student.arrays):
+        if expected.dtype.kind == "f" and actual.dtype.kind in "biu":
+            return [Finding("call.not_float", {"dtype": str(actual.dtype)})]
+    return []
+
+
 def outputs_swapped(case: Case) -> list[Finding]:
     """A tuple whose parts are the reference's in another order."""
     if not case.reference.is_tuple or not isinstance(case.student, Parts):
@@ -77,8 +87,9 @@ def scaled_part(case: Case) -> list[Finding]:
         return []
     located = distribution_axis(case.function, case.args, case.kwargs)
     sizes = _named_sizes(case)
-    for index, (expected, actual) in enumerate(zip(case.reference.arrays, case.student.arrays)):
-        factor = constant_factor(expected, actual, case)
+    order = sorted(range(len(case.reference.arrays)), key=lambda i: located is None or i != located[0])  # weights first
+    for index in order:
+        factor = constant_factor(case.reference.arrays[index], case.student.arrays[index], case)
         if factor is None:
             continue
         if located is not None and located[0] == index:
@@ -86,7 +97,9 @@ def scaled_part(case: Case) -> list[Finding]:
             if d_k and math.isclose(factor, 1 / math.sqrt(d_k), rel_tol=FACTOR_RTOL):
                 return own(case.function, "scale_after_softmax")
             return own(case.function, "not_normalized")
-        return own(case.function, "scaled_output", factor=_factor_text(factor, sizes))
+        found = own(case.function, "scaled_output", factor=_factor_text(factor, sizes))
+        if found:
+            return found
     return []
 
 

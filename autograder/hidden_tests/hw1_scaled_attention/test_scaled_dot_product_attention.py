@@ -52,8 +52,10 @@ def test_two_batch_dimensions(submission, tol, draw):
 
 @question
 def test_float32_stays_float32(submission, tol, draw):
-    """float32 inputs give float32 Z and A."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(draw, dtype=np.float32), what="attention on float32 inputs")
+    """float32 inputs (and a boolean mask) give float32 Z and A."""
+    Q, K, V = _qkv(draw, dtype=np.float32)
+    mask = draw.mask((Q.shape[-2], K.shape[-2]))
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention on float32 inputs")
 
 
 @question(weight=2)
@@ -107,6 +109,17 @@ def test_a_fully_padded_key_gets_no_weight(submission, tol, draw):
     mask[..., padded] = False
     mask[..., (padded + 1) % L_k] |= ~mask.any(axis=-1)  # every query still sees some key
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a fully padded key")
+
+
+@question
+def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
+    """Padded keys whose scores are far above the others get weight 0 and change nothing."""
+    Q, K, V = _qkv(draw)
+    padding = draw.padding_mask(Q.shape[:-2], K.shape[-2])  # (B, L_k): True for real keys
+    push = np.where(padding, 0.0, LARGE_OFFSET)[..., None]  # (B, L_k, 1): huge for padded keys
+    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k + 1): a coordinate of 1 ...
+    K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k + 1): ... meets the push, so padded scores are huge
+    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what="attention with huge scores on padded keys")
 
 
 @question

@@ -71,6 +71,13 @@ def test_minus_infinity_gets_zero_weight(submission, tol, draw):
 
 
 @question
+def test_integer_scores_give_float64_weights(submission, tol, draw):
+    """Integer scores are computed in float64."""
+    x = np.round(_scores(draw)).astype(np.int64)
+    expect_reference(submission, tol, FUNCTION, x, what="softmax of integer scores")
+
+
+@question
 def test_float32_stays_float32(submission, tol, draw):
     """float32 scores give float32 weights."""
     x = _scores(draw).astype(np.float32)

@@ -48,6 +48,15 @@ def test_padding_mask(submission, tol, draw):
 
 
 @question
+def test_padded_positions_may_hold_huge_scores(submission, tol, draw):
+    """Padded positions whose scores are far above the others get weight 0 and change nothing."""
+    scores, H = _inputs(draw)
+    mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1])  # (B, T)
+    expect_reference(submission, tol, FUNCTION, np.where(mask, scores, LARGE_OFFSET), H, mask,
+                     what="attention_context with huge scores at padding")
+
+
+@question
 def test_mask_broadcast_over_batch(submission, tol, draw):
     """One (T,) boolean mask shared by the whole batch."""
     scores, H = _inputs(draw)

@@ -76,6 +76,14 @@ def test_general_rectangular(submission, tol, draw):
 
 
 @dot
+def test_dot_integers(submission, tol, draw):
+    """Integer states give float64 scores."""
+    d, T = _sizes(draw, 2)
+    s, H = (np.round(3 * a).astype(np.int64) for a in _states(draw, d, d, T))
+    expect_reference(submission, tol, "dot_score", s, H, what="dot_score on integer states")
+
+
+@dot
 def test_dot_float32(submission, tol, draw):
     """float32 states give float32 scores."""
     d, T = _sizes(draw, 2)

@@ -70,10 +70,11 @@ def test_one_dimensional_padding_mask(submission, tol, draw):
 
 @question
 def test_float32(submission, tol, draw):
-    """float32 inputs give float32 outputs."""
+    """float32 inputs (and a boolean mask) give float32 outputs."""
     heads = draw.size(HEAD_COUNTS)
-    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads, dtype=np.float32), heads,
-                     what="multi-head attention on float32")
+    inputs = _inputs(draw, heads, dtype=np.float32)
+    mask = draw.mask((inputs[0].shape[-2], inputs[1].shape[-2]))  # (n_q, n_kv)
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention on float32")
 
 
 @question

@@ -105,8 +105,6 @@ def test_carry_from_records_each_function_once_in_order():
     assert subject.carried == ["softmax", "split_heads", "merge_heads"]
 
 
-@pytest.mark.xfail(strict=True, reason="carry_from checks each name against the record as it was before the call, "
-                   "so a name repeated within one call is recorded twice (no caller passes one today)")
 def test_carry_from_records_a_name_repeated_within_one_call_once():
     subject = Subject(RecordingProxy())
     subject.carry_from(("merge_heads", "merge_heads"))

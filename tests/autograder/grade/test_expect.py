@@ -180,9 +180,27 @@ def _raised_by(implementation, args, kwargs) -> str:
 def test_student_exception_is_matched_with_a_mutant_raising_the_same_error():
     raised = _raised_by(mutant("attention.no_batch_support").implementation, SDPA_ARGS, SDPA_KWARGS)
     traceback = f'Traceback (most recent call last):\n  File "s.py", line 3, in f\n{raised}\n'
-    result = verdict(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback))
+    from autograder.engine.subject import Subject
+    from tests.autograder.support import InProcessSubmission
+
+    behaves_alike = Subject(InProcessSubmission({SDPA: mutant("attention.no_batch_support").implementation}))
+    result = verdict(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback), subject=behaves_alike)
     assert raised in result.problem
     assert [d.id for d in result.diagnoses] == ["attention.no_batch_support"]
+
+
+def test_an_exception_alike_is_not_enough_when_one_example_of_the_batch_behaves_otherwise():
+    from autograder.engine.subject import Subject
+    from tests.autograder.support import InProcessSubmission
+
+    raised = _raised_by(mutant("attention.no_batch_support").implementation, SDPA_ARGS, SDPA_KWARGS)
+    traceback = f'Traceback (most recent call last):\n  File "s.py", line 3, in f\n{raised}\n'
+
+    def other_bug(Q, K, V, mask=None):  # right on one example? no: it returns zeros
+        return np.zeros((*np.shape(Q)[:-1], np.shape(V)[-1])), np.zeros((*np.shape(Q)[:-1], np.shape(K)[-2]))
+
+    result = verdict(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback), subject=Subject(InProcessSubmission({SDPA: other_bug})))
+    assert result.diagnoses == ()
 
 
 def test_other_failures_are_not_blamed_on_raising_mutants():
@@ -203,10 +221,13 @@ def test_rng_seed_inputs_draw_from_a_fresh_generator_on_every_run():
     assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
     assert reference_output("dot_product_variance", VARIANCE_ARGS, {}) == own_run
     assert verdict("dot_product_variance", VARIANCE_ARGS, {}, tuple(np.asarray(v) for v in own_run)).right
-    wrong = mutant("variance.scaled_by_dk").implementation(*VARIANCE_ARGS[:2], np.random.default_rng(seed))
-    error = mismatch("dot_product_variance", VARIANCE_ARGS, {}, tuple(np.asarray(v) for v in wrong))
-    assert "var_scaled differs (rtol=1e-05, atol=1e-08): expected " in error.student_message
-    assert [d.id for d in error.diagnoses] == ["variance.scaled_by_dk"]
+    from tests.autograder.support import InProcessSubmission
+
+    scaled_by_dk = InProcessSubmission({"dot_product_variance": mutant("variance.scaled_by_dk").implementation})
+    with pytest.raises(Mismatch) as caught:
+        expect_reference(scaled_by_dk, TOL, "dot_product_variance", *VARIANCE_ARGS)
+    assert "var_scaled differs (rtol=1e-05, atol=1e-08): expected " in caught.value.student_message
+    assert [d.id for d in caught.value.diagnoses] == ["variance.scaled_by_dk"]
 
 
 def test_other_seed_is_a_mismatch():
