@@ -96,7 +96,7 @@ def write_sample_class(course: Course, assignment_id: str, out_dir: Path) -> lis
     module = assignment.module
     _write(out_dir / "ada" / module, solution)
     _write(out_dir / "ben" / module, (ASSIGNMENTS_DIR / assignment_id / module).read_text(encoding="utf-8"))
-    notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution)
+    notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution, questions=assignment.questions)
     _write(out_dir / "gus" / assignment.notebook, notebook)
     with zipfile.ZipFile(out_dir / "olga.zip", "w") as archive:
         archive.writestr(f"olga/{module}", solution)
