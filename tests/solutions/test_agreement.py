@@ -20,10 +20,14 @@ import attn_reference as ref
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.paths import SOLUTIONS_DIR
+from tests import strategies as S
 
 COURSE = load_course()
 RTOL, ATOL = 1e-10, 1e-12
 FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-6
+#: float32 attention gradients carry an absolute error that grows with |dZ V^T| (see
+#: tests/attn_reference/test_gradients.py).
+FLOAT32_GRADIENT_ATOL = 5e-4
 EXAMPLES = 25
 
 
@@ -157,6 +161,48 @@ def check_multi_head_attention(solution, draw):
     mask = np.tril(np.ones((n_q, n_kv), dtype=bool)) | (np.arange(n_kv) == 0)
     expected = ref.multi_head_attention(X_q, X_kv, *weights, heads, mask)
     _close(solution.multi_head_attention(X_q, X_kv, *weights, heads, mask), expected, dtype)
+
+
+def check_softmax_backward(solution, draw):
+    dtype, axis = draw(dtypes), draw(st.integers(-2, 1))
+    rng = np.random.default_rng(draw(seeds))
+    shape = (*draw(batches), draw(sizes), draw(sizes))
+    A = ref.softmax(rng.standard_normal(shape).astype(dtype) * 3, axis=axis)
+    dA = rng.standard_normal(shape).astype(dtype)
+    _close(solution.softmax_backward(A, dA, axis=axis), ref.softmax_backward(A, dA, axis=axis), dtype)
+
+
+def check_scaled_dot_product_attention_backward(solution, draw):
+    p = draw(S.attention_backward_inputs())
+    _, A = ref.scaled_dot_product_attention(p.Q, p.K, p.V, p.mask)
+    expected = ref.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
+    actual = solution.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
+    _close(actual, expected, p.Q.dtype, float32_atol=FLOAT32_GRADIENT_ATOL)
+
+
+def check_softmax_gradient_norm(solution, draw):
+    d_k, n_keys, seed, scaled = draw(st.sampled_from([1, 16, 100])), draw(st.integers(1, 9)), draw(seeds), draw(st.booleans())
+    rng = np.random.default_rng
+    actual = solution.softmax_gradient_norm(d_k, n_keys, 300, rng(seed), scaled=scaled)
+    assert isinstance(actual, float)
+    _close(actual, ref.softmax_gradient_norm(d_k, n_keys, 300, rng(seed), scaled=scaled), np.float64)
+
+
+def check_numerical_gradient(solution, draw):
+    rng = np.random.default_rng(draw(seeds))
+    x, G = rng.standard_normal((2, *draw(batches), draw(sizes)))
+
+    def f(y):
+        return np.sum(np.sin(y) * G)
+
+    _close(solution.numerical_gradient(f, x), ref.numerical_gradient(f, x), np.float64)
+
+
+def check_relative_error(solution, draw):
+    rng = np.random.default_rng(draw(seeds))
+    a, b = rng.standard_normal((2, *draw(batches), draw(sizes))) * draw(st.sampled_from([1e-12, 1.0, 1e6]))
+    assert solution.relative_error(a, b) == pytest.approx(ref.relative_error(a, b), rel=RTOL)
+    assert solution.relative_error(a, a) == ref.relative_error(a, a) == 0.0
 
 
 CHECKS: dict[str, Callable] = {
