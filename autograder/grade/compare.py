@@ -30,6 +30,7 @@ OUTPUT_NAMES: dict[str, tuple[str, ...]] = {
     "attention_context": ("c", "alpha"),
     "multi_head_attention": ("Y", "A"),
     "dot_product_variance": ("var_raw", "var_scaled"),
+    "scaled_dot_product_attention_backward": ("dQ", "dK", "dV"),
 }
 #: What a single-array result is called in messages.
 SINGLE_OUTPUT_NAME = "the result"

@@ -13,6 +13,7 @@ from typing import Callable
 
 from autograder.mutants import (
     attention_mutants as attention,
+    gradients_mutants as gradients,
     heads_mutants as heads,
     mask_mutants as masks,
     rnn_mutants as rnn,
@@ -212,6 +213,88 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "mha.keys_from_queries", "multi_head_attention", heads.mha_keys_from_queries,
         "Your multi-head attention computes the keys and values from X_q instead of X_kv, which is only right for self-attention.",
+    ),
+    # softmax_backward
+    Mutant(
+        "softmax_backward.no_outer_product", "softmax_backward", gradients.softmax_backward_no_outer_product,
+        "Your softmax backward returns A * dA, keeping only diag(a) of the Jacobian diag(a) - a a^T; subtract the sum of dA * A along the axis from dA first.",
+    ),
+    Mutant(
+        "softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_ignores_axis,
+        "Your softmax backward sums dA * A along the last axis whatever axis it is given.",
+        variant="ignores_axis",
+    ),
+    Mutant(
+        "softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_axis_0,
+        "Your softmax backward sums dA * A along axis 0 instead of along the axis the softmax normalised over.",
+        variant="axis_0",
+    ),
+    Mutant(
+        "softmax_backward.no_keepdims", "softmax_backward", gradients.softmax_backward_no_keepdims,
+        "Your softmax backward sums dA * A without keepdims=True, so the sums broadcast against the wrong axis.",
+    ),
+    # scaled_dot_product_attention_backward
+    Mutant(
+        "attention_backward.missing_scale", "scaled_dot_product_attention_backward", gradients.attention_backward_no_scale_in_dQ,
+        "Your dQ is missing the factor 1/sqrt(d_k) that the forward pass applied to the scores.",
+        variant="dQ",
+    ),
+    Mutant(
+        "attention_backward.missing_scale", "scaled_dot_product_attention_backward", gradients.attention_backward_no_scale_in_dK,
+        "Your dK is missing the factor 1/sqrt(d_k) that the forward pass applied to the scores.",
+        variant="dK",
+    ),
+    Mutant(
+        "attention_backward.missing_scale", "scaled_dot_product_attention_backward", gradients.attention_backward_no_scale,
+        "Your dQ and dK are both missing the factor 1/sqrt(d_k) that the forward pass applied to the scores.",
+        variant="both",
+    ),
+    Mutant(
+        "attention_backward.dk_not_transposed", "scaled_dot_product_attention_backward", gradients.attention_backward_dK_not_transposed,
+        "Your dK is dS @ Q, which only fits when L_q == L_k; dK is the transpose of dS times Q, divided by sqrt(d_k).",
+    ),
+    Mutant(
+        "attention_backward.dv_not_transposed", "scaled_dot_product_attention_backward", gradients.attention_backward_dV_not_transposed,
+        "Your dV is A @ dZ, which only fits when L_q == L_k; dV is the transpose of A times dZ.",
+    ),
+    Mutant(
+        "attention_backward.mask_ignored", "scaled_dot_product_attention_backward", gradients.attention_backward_mask_ignored,
+        "Your backward pass does not zero A where the mask is False, so masked positions (such as queries with no allowed key) still pass gradient.",
+    ),
+    Mutant(
+        "attention_backward.softmax_over_queries", "scaled_dot_product_attention_backward", gradients.attention_backward_softmax_over_queries,
+        "Your softmax backward step sums over the queries (axis -2) instead of over the keys (axis -1), the axis the forward softmax normalised over.",
+    ),
+    Mutant(
+        "attention_backward.not_reduced", "scaled_dot_product_attention_backward", gradients.attention_backward_not_reduced,
+        "Your gradients keep the broadcast batch shape instead of being summed back to the shape of Q, K and V.",
+    ),
+    # softmax_gradient_norm
+    Mutant(
+        "gradient_norm.scale_ignored", "softmax_gradient_norm", gradients.gradient_norm_never_scaled,
+        "Your experiment never divides the scores by sqrt(d_k), even when scaled is True.",
+        variant="never_scaled",
+    ),
+    Mutant(
+        "gradient_norm.scale_ignored", "softmax_gradient_norm", gradients.gradient_norm_always_scaled,
+        "Your experiment divides the scores by sqrt(d_k) even when scaled is False.",
+        variant="always_scaled",
+    ),
+    Mutant(
+        "gradient_norm.scaled_by_dk", "softmax_gradient_norm", gradients.gradient_norm_scaled_by_dk,
+        "Your experiment divides the scores by d_k instead of by sqrt(d_k).",
+    ),
+    Mutant(
+        "gradient_norm.keys_drawn_first", "softmax_gradient_norm", gradients.gradient_norm_keys_drawn_first,
+        "Your experiment draws K before q, but the documented order is q = rng.standard_normal((n_samples, d_k)) first, then K.",
+    ),
+    Mutant(
+        "gradient_norm.no_outer_product", "softmax_gradient_norm", gradients.gradient_norm_no_outer_product,
+        "Your experiment takes the norm of diag(a) instead of the whole Jacobian diag(a) - a a^T.",
+    ),
+    Mutant(
+        "gradient_norm.squared", "softmax_gradient_norm", gradients.gradient_norm_squared,
+        "Your experiment averages the squared Frobenius norm; take the square root of each sample's sum of squares before the mean.",
     ),
 )
 

@@ -37,6 +37,9 @@ GRADED_FUNCTIONS = (
     "split_heads",
     "merge_heads",
     "multi_head_attention",
+    "softmax_backward",
+    "scaled_dot_product_attention_backward",
+    "softmax_gradient_norm",
 )
 REQUIRED_IDS = (
     "softmax.no_max_shift",
@@ -115,7 +118,31 @@ def distinguishing_inputs() -> dict[str, list[tuple[str, tuple, dict]]]:
              {"mask": ATTENTION_MASK[:3, :5]}),
             ("same lengths, no mask", (normal((2, 3, d_model)), normal((2, 3, d_model)), *weights, num_heads), {}),
         ],
+        "softmax_backward": [
+            ("3-D, axis=1", (attn_reference.softmax(normal((2, 5, 3)), axis=1), normal((2, 5, 3))), {"axis": 1}),
+            ("square rows", (attn_reference.softmax(2.0 * normal((4, 4))), normal((4, 4))), {}),
+        ],
+        "scaled_dot_product_attention_backward": [("square scores, broadcast Q, padding", _backward_inputs(normal), {"mask": PADDED_SQUARE_MASK})],
+        "softmax_gradient_norm": [
+            ("d_k=16, scaled", (16, 5, 300, RngSeed(SEED)), {"scaled": True}),
+            ("d_k=16, unscaled", (16, 5, 300, RngSeed(SEED)), {"scaled": False}),
+        ],
     }
+
+
+#: Five queries, five keys (square, so a missing transpose gives values, not an error); the
+#: last query of the second sequence has no allowed key.
+PADDED_SQUARE_MASK = np.ones((2, 5, 5), dtype=bool)
+PADDED_SQUARE_MASK[1, :, 3:] = False
+PADDED_SQUARE_MASK[1, 4, :] = False
+
+
+def _backward_inputs(normal) -> tuple:
+    """Q (2, 5, 4) against unbatched K (5, 4), V (5, 3); A from a forward pass that filled masked
+    scores with -1e9 (the query without keys gets uniform weights); dZ (2, 5, 3)."""
+    Q, K, V = normal((2, 5, 4)), normal((5, 4)), normal((5, 3))
+    A = attn_reference.softmax(np.where(PADDED_SQUARE_MASK, Q @ K.T / 2.0, -1e9))  # (2, 5, 5), d_k = 4
+    return Q, K, V, A, normal((2, 5, 3))
 
 
 def outcome(implementation, args: tuple, kwargs: dict):
