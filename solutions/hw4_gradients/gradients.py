@@ -220,9 +220,8 @@ def softmax_backward(A, dA, axis: int = -1) -> np.ndarray:
 def scaled_dot_product_attention_backward(Q, K, V, A, dZ, mask=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Backward pass of scaled dot-product attention: ``dQ, dK, dV`` from ``dZ``.
 
-    The forward pass was :math:`S = Q K^\top / \sqrt{d_k}`, masked scores set to
-    :math:`-\infty`, :math:`A = \operatorname{softmax}(S)` over the keys and
-    :math:`Z = A V`. Going back:
+    Forward: :math:`S = Q K^\top / \sqrt{d_k}`, masked scores :math:`-\infty`,
+    :math:`A = \operatorname{softmax}(S)` over the keys, :math:`Z = A V`. Backward:
 
     .. math::
 
@@ -231,8 +230,8 @@ def scaled_dot_product_attention_backward(Q, K, V, A, dZ, mask=None) -> tuple[np
         dQ = \frac{dS\, K}{\sqrt{d_k}}, \qquad dK = \frac{dS^\top Q}{\sqrt{d_k}} .
 
     Masked positions get exactly zero gradient: set ``A`` to 0 wherever the mask is
-    False before anything else (a row with no allowed key may hold NaN, or uniform
-    weights if the forward pass filled masked scores with -1e9; its gradient is 0).
+    False first (a row with no allowed key may hold NaN, or uniform weights from a
+    forward pass that filled masked scores with -1e9).
 
     Parameters
     ----------
@@ -248,12 +247,9 @@ def scaled_dot_product_attention_backward(Q, K, V, A, dZ, mask=None) -> tuple[np
 
     Returns
     -------
-    dQ : numpy.ndarray, same shape as ``Q``
-    dK : numpy.ndarray, same shape as ``K``
-    dV : numpy.ndarray, same shape as ``V``
-        Where an input's batch dimension was broadcast (it was missing or of size 1),
-        its gradient is summed over that dimension (:func:`sum_to_shape`), so each
-        gradient has the shape of its input.
+    dQ, dK, dV : numpy.ndarray
+        Shaped like ``Q``, ``K`` and ``V``: where an input's batch dimension was
+        broadcast (missing, or of size 1), its gradient is summed over it (:func:`sum_to_shape`).
     """
     ### BEGIN SOLUTION
     Q, K, V, A, dZ = (np.asarray(x) for x in (Q, K, V, A, dZ))
@@ -266,8 +262,7 @@ def scaled_dot_product_attention_backward(Q, K, V, A, dZ, mask=None) -> tuple[np
         A = np.where(np.asarray(mask).astype(bool), A, np.zeros((), dtype=A.dtype))  # (..., L_q, L_k)
 
     # Z = A V: each value row j collects the output gradients of the queries that used it.
-    A_T = np.swapaxes(A, -1, -2)  # (..., L_q, L_k) -> (..., L_k, L_q)
-    dV = A_T @ dZ  # (..., L_k, L_q) @ (..., L_q, d_v) -> (..., L_k, d_v)
+    dV = np.swapaxes(A, -1, -2) @ dZ  # (..., L_k, L_q) @ (..., L_q, d_v) -> (..., L_k, d_v)
     dA = dZ @ np.swapaxes(V, -1, -2)  # (..., L_q, d_v) @ (..., d_v, L_k) -> (..., L_q, L_k)
 
     # Through the softmax, one query row at a time (vectorised over every row).
