@@ -80,17 +80,21 @@ def test_attention_backward_shapes_with_every_size_different(submission):
 
 
 @pytest.mark.question("scaled_dot_product_attention_backward")
-def test_a_masked_key_gets_exactly_zero_gradient(submission):
-    """With the last of three keys masked for every query, its dK and dV rows are exactly 0."""
+def test_masked_positions_get_exactly_zero_gradient(submission):
+    """Key 2 is masked for both queries and query 1 may see no key: their gradients are exactly 0.
+
+    Query 1's weights are uniform, as a forward pass that fills masked scores with -1e9
+    leaves them: the mask, not A, decides where gradient may flow.
+    """
     rng = np.random.default_rng(1)
     Q, K, V, dZ = rng.standard_normal((2, 4)), rng.standard_normal((3, 4)), rng.standard_normal((3, 2)), rng.standard_normal((2, 2))
-    mask = np.array([True, True, False])  # the same keys for every query
-    scores = Q @ K[:2].T / 2  # (2, 2): the two allowed keys, d_k = 4
-    weights = np.zeros((2, 3))
-    weights[:, :2] = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
-    _, dK, dV = expect_tuple(submission.scaled_dot_product_attention_backward(Q, K, V, weights, dZ, mask), 3, "masked backward")
+    mask = np.array([[True, True, False], [False, False, False]])  # (L_q, L_k)
+    scores = Q[0] @ K[:2].T / 2  # (2,): query 0 against its two allowed keys, d_k = 4
+    weights = np.array([[*(np.exp(scores) / np.exp(scores).sum()), 0.0], [1 / 3, 1 / 3, 1 / 3]])  # (L_q, L_k)
+    dQ, dK, dV = expect_tuple(submission.scaled_dot_product_attention_backward(Q, K, V, weights, dZ, mask), 3, "masked backward")
     expect_exact_zeros(dK[2], "dK of the masked key")
     expect_exact_zeros(dV[2], "dV of the masked key")
+    expect_exact_zeros(dQ[1], "dQ of the query with no allowed key")
 
 
 @pytest.mark.question("softmax_gradient_norm")

@@ -28,6 +28,8 @@ FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-6
 #: float32 attention gradients carry an absolute error that grows with |dZ V^T| (see
 #: tests/attn_reference/test_gradients.py).
 FLOAT32_GRADIENT_ATOL = 5e-4
+#: The fill many PyTorch implementations give masked scores instead of -inf.
+FINITE_FILL = -1e9
 EXAMPLES = 25
 
 
@@ -177,6 +179,14 @@ def check_scaled_dot_product_attention_backward(solution, draw):
     _, A = ref.scaled_dot_product_attention(p.Q, p.K, p.V, p.mask)
     expected = ref.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
     actual = solution.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
+    _close(actual, expected, p.Q.dtype, float32_atol=FLOAT32_GRADIENT_ATOL)
+    # A padding query (no allowed key) whose weights a forward pass with a -1e9 fill made uniform.
+    scores = p.Q @ np.swapaxes(p.K, -1, -2) / np.sqrt(p.Q.shape[-1]).astype(p.Q.dtype)  # (*score_batch, L_q, L_k)
+    padded = np.ones(scores.shape, dtype=bool) if p.mask is None else np.broadcast_to(p.mask, scores.shape).copy()
+    padded[..., 0, :] = False
+    A_filled = ref.softmax(np.where(padded, scores, FINITE_FILL).astype(p.Q.dtype))
+    expected = ref.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A_filled, p.dZ, padded)
+    actual = solution.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A_filled, p.dZ, padded)
     _close(actual, expected, p.Q.dtype, float32_atol=FLOAT32_GRADIENT_ATOL)
 
 
