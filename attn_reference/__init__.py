@@ -6,6 +6,15 @@ or 0/1 with True/1 meaning *this query may attend to this key*.
 """
 
 from attn_reference.context import attention_context
+from attn_reference.gradients import (
+    gradient_norm_table,
+    numerical_gradient,
+    relative_error,
+    scaled_dot_product_attention_backward,
+    softmax_backward,
+    softmax_gradient_norm,
+    softmax_jacobian,
+)
 from attn_reference.heads import merge_heads, split_heads
 from attn_reference.masks import causal_mask
 from attn_reference.multi_head import multi_head_attention
@@ -22,10 +31,17 @@ __all__ = [
     "dot_product_variance",
     "dot_score",
     "general_score",
+    "gradient_norm_table",
     "merge_heads",
     "multi_head_attention",
+    "numerical_gradient",
+    "relative_error",
     "scaled_dot_product_attention",
+    "scaled_dot_product_attention_backward",
     "softmax",
+    "softmax_backward",
+    "softmax_gradient_norm",
+    "softmax_jacobian",
     "split_heads",
     "variance_table",
 ]

@@ -8,7 +8,7 @@ from attn_reference._validate import as_float_array
 from attn_reference.contract import Distribution, Output, graded
 
 
-@graded(Output("the result", axes=("n",)), distribution=Distribution(0, "axis"), core_ndim={"x": 1})
+@graded(Output("the result"), distribution=Distribution(0, "axis"), core_ndim={"x": 1})
 def softmax(x, axis: int = -1) -> np.ndarray:
     """Softmax along ``axis``, shifted by the maximum so it cannot overflow.
 

@@ -7,6 +7,8 @@ loop implementation in float64 is an accurate oracle for both float32 and float6
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -95,3 +97,38 @@ def mask_shapes(batch, L_q, L_k):
 def numeric_mask_dtypes():
     """A non-boolean dtype for a 0/1 mask."""
     return st.sampled_from(NUMERIC_MASK_DTYPES)
+
+
+@dataclass
+class AttentionBackwardInputs:
+    """Inputs of an attention backward pass.
+
+    ``batch`` broadcasts every batch shape; ``score_batch`` only Q's and K's, which is what
+    the scores ``Q K^T`` (and so the mask) have.
+    """
+
+    Q: np.ndarray  # (..., L_q, d_k)
+    K: np.ndarray  # (..., L_k, d_k)
+    V: np.ndarray  # (..., L_k, d_v)
+    dZ: np.ndarray  # (*batch, L_q, d_v)
+    mask: np.ndarray | None  # broadcastable to (*score_batch, L_q, L_k), a True in every row
+    batch: tuple
+    score_batch: tuple
+
+
+@st.composite
+def attention_backward_inputs(draw, with_mask: bool = True, dtypes=FLOAT_DTYPES):
+    """Q, K, V whose batch shapes broadcast together (independently), dZ, and maybe a mask."""
+    dtype = draw(st.sampled_from(dtypes))
+    q_batch, k_batch, v_batch = draw(broadcastable_batch_shapes(3))
+    batch = np.broadcast_shapes(q_batch, k_batch, v_batch)
+    score_batch = np.broadcast_shapes(q_batch, k_batch)
+    L_q, L_k, d_k, d_v = draw(lengths()), draw(lengths()), draw(dims()), draw(dims())
+    Q = draw(float_arrays(dtype, q_batch + (L_q, d_k)))
+    K = draw(float_arrays(dtype, k_batch + (L_k, d_k)))
+    V = draw(float_arrays(dtype, v_batch + (L_k, d_v)))
+    dZ = draw(float_arrays(dtype, batch + (L_q, d_v)))
+    mask = None
+    if with_mask and draw(st.booleans()):
+        mask = draw(mask_shapes(score_batch, L_q, L_k).flatmap(row_masks))
+    return AttentionBackwardInputs(Q, K, V, dZ, mask, batch, score_batch)

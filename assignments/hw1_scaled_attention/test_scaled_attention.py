@@ -14,7 +14,7 @@ X_EXAMPLE = np.eye(3, 4)
 DIAGONAL = math.exp(0.5) / (math.exp(0.5) + 2)  # softmax([0.5, 0, 0])[0] = 0.4519
 OFF_DIAGONAL = 1 / (math.exp(0.5) + 2)  # 0.2741
 EXAMPLE_WEIGHTS = np.full((3, 3), OFF_DIAGONAL) + np.eye(3) * (DIAGONAL - OFF_DIAGONAL)
-#: Loose bound for the variance check: 20,000 samples put the estimates within a few percent.
+#: Loose bound for the variance check: 4,000 samples put the estimates within a few percent (6 standard errors).
 VARIANCE_RELATIVE_SLACK = 0.15
 
 
@@ -80,7 +80,7 @@ def test_variance_is_close_to_d_k_then_one(submission):
     """Var(q.k) is about d_k = 16, and about 1 after dividing by sqrt(d_k)."""
     d_k = 16
     var_raw, var_scaled = expect_tuple(
-        submission.dot_product_variance(d_k, 20_000, np.random.default_rng(0)), 2, "dot_product_variance"
+        submission.dot_product_variance(d_k, 4_000, np.random.default_rng(0)), 2, "dot_product_variance"
     )
     expect_array(var_raw, d_k, "Var(q.k) for d_k = 16", rtol=VARIANCE_RELATIVE_SLACK)
     expect_array(var_scaled, 1.0, "Var(q.k / sqrt(d_k)) for d_k = 16", rtol=VARIANCE_RELATIVE_SLACK)

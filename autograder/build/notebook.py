@@ -1,11 +1,19 @@
 """Render a Jupytext percent-format notebook source into an ``.ipynb`` document.
 
-A code cell whose metadata says ``graded="<function>"`` is a placeholder: its body is
-replaced with that function's source from the module (stub or solution), so the
-notebook and the module cannot drift apart.
+Three kinds of placeholder are filled at build time, so the notebook cannot drift from
+the module or from course.yml:
+
+* a code cell whose metadata says ``graded="<function>"`` gets that function's source
+  from the module (stub or solution) and the tags ``graded`` and the function's name;
+* a code cell whose metadata says ``given="<function>"`` gets the source of a helper the
+  module implements for the students, tagged ``given`` and the function's name;
+* a markdown line holding exactly :data:`POINTS_TABLE_PLACEHOLDER` becomes the table of
+  questions and points from course.yml.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 import jupytext
 import nbformat
@@ -13,26 +21,80 @@ import nbformat
 from autograder.build.markers import MarkerError, function_source
 
 GRADED_KEY = "graded"
+GIVEN_KEY = "given"
+#: Metadata keys of code cells filled with a function of the module, in the order tried.
+FILLED_CELL_KEYS = (GRADED_KEY, GIVEN_KEY)
+#: A markdown line holding exactly this (after stripping) becomes the points table.
+POINTS_TABLE_PLACEHOLDER = "<!-- points table: generated from course.yml -->"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
-def render_notebook(notebook_source: str, module_source: str, origin: str = "<notebook>") -> str:
-    """The ``.ipynb`` JSON text: graded cells filled from ``module_source``, no outputs.
+def points_table(questions: Sequence) -> str:
+    """The markdown table of questions: number, function and points.
+
+    Parameters
+    ----------
+    questions : sequence of autograder.config.Question
+        In question order.
+    """
+    rows = ["| Question | Function | Points |", "| --- | --- | --- |"]
+    rows += [f"| {number} | `{q.function}` | {q.points:g} |" for number, q in enumerate(questions, start=1)]
+    return "\n".join(rows)
+
+
+def _fill_code_cell(cell, module_source: str, origin: str) -> None:
+    """Replace a graded or given placeholder's body with the function's source."""
+    for key in FILLED_CELL_KEYS:
+        function = cell.metadata.pop(key, None)
+        if function is None:
+            continue
+        try:
+            cell.source = function_source(module_source, function)
+        except MarkerError as error:
+            raise MarkerError(f"{origin}: {key} cell: {error}") from None
+        cell.metadata["tags"] = [key, function]
+        return
+
+
+def _fill_points_table(cell, questions: Sequence | None, origin: str) -> None:
+    """Replace the placeholder line of a markdown cell with the points table."""
+    lines = cell.source.split("\n")
+    if not any(line.strip() == POINTS_TABLE_PLACEHOLDER for line in lines):
+        return
+    if questions is None:
+        raise MarkerError(f"{origin}: the points table needs the questions from course.yml")
+    table = points_table(questions)
+    cell.source = "\n".join(table if line.strip() == POINTS_TABLE_PLACEHOLDER else line for line in lines)
+
+
+def render_notebook(
+    notebook_source: str, module_source: str, origin: str = "<notebook>", questions: Sequence | None = None
+) -> str:
+    """The ``.ipynb`` JSON text: placeholders filled, no outputs.
+
+    Parameters
+    ----------
+    notebook_source : str
+        The notebook in Jupytext percent format.
+    module_source : str
+        The module whose functions fill the graded and given cells.
+    origin : str
+        Where the notebook source comes from, for error messages.
+    questions : sequence of autograder.config.Question, optional
+        The assignment's questions; needed when the source holds the points-table placeholder.
 
     Raises
     ------
     MarkerError
-        When a graded cell names a function the module does not define.
+        When a graded or given cell names a function the module does not define, or the
+        points table is asked for without ``questions``.
     """
     notebook = jupytext.reads(notebook_source, fmt="py:percent")
     for cell in notebook.cells:
-        function = cell.metadata.pop(GRADED_KEY, None)
-        if cell.cell_type == "code" and function is not None:
-            try:
-                cell.source = function_source(module_source, function)
-            except MarkerError as error:
-                raise MarkerError(f"{origin}: graded cell: {error}") from None
-            cell.metadata["tags"] = ["graded", function]
+        if cell.cell_type == "code":
+            _fill_code_cell(cell, module_source, origin)
+        elif cell.cell_type == "markdown":
+            _fill_points_table(cell, questions, origin)
     notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
     for index, cell in enumerate(notebook.cells):
         cell.id = f"cell-{index:03d}"
@@ -43,3 +105,14 @@ def graded_functions(notebook_source: str) -> list[str]:
     """Functions whose placeholder cells the notebook source holds, in order."""
     notebook = jupytext.reads(notebook_source, fmt="py:percent")
     return [c.metadata[GRADED_KEY] for c in notebook.cells if c.cell_type == "code" and GRADED_KEY in c.metadata]
+
+
+def has_points_table(notebook_source: str) -> bool:
+    """Whether a markdown cell of the source holds the points-table placeholder line."""
+    notebook = jupytext.reads(notebook_source, fmt="py:percent")
+    return any(
+        line.strip() == POINTS_TABLE_PLACEHOLDER
+        for cell in notebook.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.split("\n")
+    )

@@ -14,7 +14,7 @@ from string import Template
 from typing import Callable
 
 from autograder.build.markers import MarkerError, solution_regions, strip_solutions
-from autograder.build.notebook import graded_functions, render_notebook
+from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
 from autograder.config import Assignment, Course
 from autograder.errors import GraderError
@@ -81,7 +81,7 @@ def step_stub_module(context: BuildContext) -> dict[str, str]:
 
 def step_stub_notebook(context: BuildContext) -> dict[str, str]:
     origin = f"solutions/{context.assignment.id}/{NOTEBOOK_SOURCE}"
-    notebook = render_notebook(context.notebook_source, stub_module(context), origin)
+    notebook = render_notebook(context.notebook_source, stub_module(context), origin, context.assignment.questions)
     return {context.assignment.notebook: notebook}
 
 
@@ -149,7 +149,8 @@ def _read(path: Path) -> str:
 
 
 def _consistency_problems(context: BuildContext) -> list[str]:
-    """Questions without a solution region or a notebook cell, and public tests naming unknown questions."""
+    """Questions without a solution region or a notebook cell, a notebook without its points
+    table, and public tests naming unknown questions."""
     questions = set(_question_names(context))
     origin = f"solutions/{context.assignment.id}"
     solved = {r.function for r in solution_regions(context.master_module, origin)}
@@ -157,6 +158,8 @@ def _consistency_problems(context: BuildContext) -> list[str]:
     problems = [f"{origin}/{context.assignment.module}: no solution region for question {q}" for q in sorted(questions - solved)]
     problems += [f"{origin}/{NOTEBOOK_SOURCE}: no graded cell for question {q}" for q in sorted(questions - in_notebook)]
     problems += [f"{origin}/{NOTEBOOK_SOURCE}: graded cell {q} is not a question in course.yml" for q in sorted(in_notebook - questions)]
+    if not has_points_table(context.notebook_source):
+        problems.append(f"{origin}/{NOTEBOOK_SOURCE}: no points table: put the line {POINTS_TABLE_PLACEHOLDER} in a markdown cell")
     marked = _marked_questions(context.public_tests)
     problems += [f"{origin}/{PUBLIC_TESTS_SOURCE}: tests question {q}, which course.yml does not list" for q in sorted(marked - questions)]
     with_cases = {case.function for case in context.public_cases}

@@ -52,6 +52,13 @@ BUGGY_STUDENTS: dict[str, tuple[BuggyStudent, ...]] = {
         BuggyStudent("eli", "forgets the output projection", "Y = merge_heads(Z) @ W_o", "Y = merge_heads(Z)"),
         BuggyStudent("fay", "scales by sqrt(d_model) instead of sqrt(d_head)", "d_head = Q.shape[-1]", "d_head = X_q.shape[-1]"),
     ),
+    "hw4_gradients": (
+        BuggyStudent("chen", "drops the outer-product part of the softmax Jacobian", "return A * (dA - weighted_mean)", "return A * dA"),
+        BuggyStudent("dana", "forgets the 1/sqrt(d_k) in dK", "dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)", "dK = np.swapaxes(dS, -1, -2) @ Q"),
+        BuggyStudent("eli", "computes dK as dS @ Q, without the transpose", "dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)", "dK = dS @ Q / math.sqrt(d_k)"),
+        BuggyStudent("fay", "lets gradient flow through masked positions",
+                     "A = np.where(np.asarray(mask).astype(bool), A, np.zeros((), dtype=A.dtype))", "A = A"),
+    ),
 }
 
 #: Entries that are not gradable code, with what each is.
@@ -96,7 +103,7 @@ def write_sample_class(course: Course, assignment_id: str, out_dir: Path) -> lis
     module = assignment.module
     _write(out_dir / "ada" / module, solution)
     _write(out_dir / "ben" / module, (ASSIGNMENTS_DIR / assignment_id / module).read_text(encoding="utf-8"))
-    notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution)
+    notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution, questions=assignment.questions)
     _write(out_dir / "gus" / assignment.notebook, notebook)
     with zipfile.ZipFile(out_dir / "olga.zip", "w") as archive:
         archive.writestr(f"olga/{module}", solution)

@@ -24,6 +24,9 @@ PREFIXES: dict[str, tuple[str, ...]] = {
     "context": ("attention_context",),
     "heads": ("split_heads", "merge_heads"),
     "mha": ("multi_head_attention",),
+    "softmax_backward": ("softmax_backward",),
+    "attention_backward": ("scaled_dot_product_attention_backward",),
+    "gradient_norm": ("softmax_gradient_norm",),
 }
 
 
@@ -155,6 +158,25 @@ BUGS: tuple[Bug, ...] = (
     Bug("mha.mask_inverted", "Your multi-head attention treats True in the mask as blocked, but True means the query may attend to that key."),
     Bug("mha.wrong_axis", "Your heads apply the softmax along {actual} instead of over the keys, {expected}."),
     Bug("mha.no_max_shift", "Your multi-head attention overflows on large scores: subtract each row's maximum score before exponentiating."),
+    # softmax_backward
+    Bug("softmax_backward.no_outer_product", "Your softmax backward returns A * dA, keeping only diag(a) of the Jacobian diag(a) - a a^T; subtract the sum of dA * A along the axis from dA first."),
+    Bug("softmax_backward.wrong_axis", "Your softmax backward sums dA * A along {actual} instead of along {expected}, the axis the softmax normalised over."),
+    Bug("softmax_backward.no_keepdims", "Your softmax backward sums dA * A without keepdims=True, so the sums broadcast against the wrong axis."),
+    Bug("softmax_backward.not_normalized", "Your softmax backward is the right one times {factor}; it is A * (dA - sum(dA * A)), with no extra factor."),
+    # scaled_dot_product_attention_backward
+    Bug("attention_backward.missing_scale", "Your {gradients} is missing the factor 1/sqrt(d_k) that the forward pass applied to the scores."),
+    Bug("attention_backward.dk_not_transposed", "Your dK is dS @ Q, which only fits when L_q == L_k; dK is the transpose of dS times Q, divided by sqrt(d_k)."),
+    Bug("attention_backward.dv_not_transposed", "Your dV is A @ dZ, which only fits when L_q == L_k; dV is the transpose of A times dZ."),
+    Bug("attention_backward.mask_ignored", "Your backward pass does not zero A where the mask is False, so masked positions (such as queries with no allowed key) still pass gradient."),
+    Bug("attention_backward.wrong_axis", "Your softmax backward step sums over the queries (axis -2) instead of over the keys (axis -1), the axis the forward softmax normalised over."),
+    Bug("attention_backward.not_reduced", "Your gradients keep the broadcast batch shape instead of being summed back to the shape of Q, K and V."),
+    # softmax_gradient_norm
+    Bug("gradient_norm.scale_ignored", "Your experiment ignores its scaled argument: {what}."),
+    Bug("gradient_norm.scaled_by_dk", "Your experiment divides the scores by d_k instead of by sqrt(d_k)."),
+    Bug("gradient_norm.keys_drawn_first", "Your experiment draws K before q, but the documented order is q = rng.standard_normal((n_samples, d_k)) first, then K."),
+    Bug("gradient_norm.no_outer_product", "Your experiment takes the norm of diag(a) instead of the whole Jacobian diag(a) - a a^T."),
+    Bug("gradient_norm.squared", "Your experiment averages the squared Frobenius norm; take the square root of each sample's sum of squares before the mean."),
+    Bug("gradient_norm.own_generator", "Your experiment draws from its own random numbers instead of the rng it is given, so the same rng does not give the same result; draw with rng.standard_normal."),
     Bug("mha.no_batch_support", "Your multi-head attention is right for one sequence but wrong on batched input: split, transpose and merge on the trailing axes only."),
     Bug("mha.multiplicative_mask", "Your multi-head attention multiplies the scores by the mask, which makes masked scores 0 instead of -inf."),
     Bug("mha.mask_after_softmax", "Your multi-head attention zeroes the masked weights after the softmax, so the rows no longer sum to 1; set masked scores to -inf before it."),

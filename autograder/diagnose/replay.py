@@ -28,21 +28,26 @@ def _same_outcome(mutant, student, case: Case) -> bool:
 def replay_mutants(case: Case) -> list[Finding]:
     """One finding per bug id whose mutant reproduces the student's outcome here.
 
-    A mutant that cannot be told from the reference on these inputs never matches.
+    A mutant that cannot be told from the reference on these inputs never matches; an
+    exception shared by several bugs names none of them.
     Mutants call the reference's own helpers, so they are replayed only when no error is
     being carried forward (``case.dependencies`` is empty).
     """
     if case.dependencies:
         return []
-    found: dict[str, Finding] = {}
+    by_values: dict[str, Finding] = {}
+    by_exception: dict[str, Finding] = {}
     for candidate in mutants_for(case.function):
-        if candidate.id in found:
+        if candidate.id in by_values or candidate.id in by_exception:
             continue
         produced = run(candidate.implementation, case.args, case.kwargs)
         distinguishable = isinstance(produced, Raised) or not agrees(case.reference, produced, case.tol)
         if distinguishable and _same_outcome(produced, case.student, case) and _confirmed(candidate, produced, case):
+            found = by_exception if isinstance(produced, Raised) else by_values
             found[candidate.id] = Finding(candidate.id, dict(candidate.facts))
-    return list(found.values())
+    if len(by_exception) > 1:
+        by_exception = {}  # several bugs raise this very error here: the exception alone names none of them
+    return [*by_values.values(), *by_exception.values()]
 
 
 def _confirmed(candidate, produced, case: Case) -> bool:

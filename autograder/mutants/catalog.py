@@ -17,6 +17,7 @@ from typing import Callable
 from autograder.diagnose.registry import bug
 from autograder.mutants import (
     attention_mutants as attention,
+    gradients_mutants as gradients,
     heads_mutants as heads,
     mask_mutants as masks,
     rnn_mutants as rnn,
@@ -59,6 +60,8 @@ class Mutant:
 SDPA = "scaled_dot_product_attention"
 MHA = "multi_head_attention"
 CONTEXT = "attention_context"
+BACKWARD = "scaled_dot_product_attention_backward"
+NORM = "softmax_gradient_norm"
 
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("softmax.no_max_shift", "softmax", softmax.no_max_shift),
@@ -110,6 +113,29 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("mha.scale_by_d_model", MHA, heads.mha_scale_by_d_model),
     Mutant("mha.missing_output_projection", MHA, heads.mha_missing_output_projection),
     Mutant("mha.keys_from_queries", MHA, heads.mha_keys_from_queries),
+    Mutant("softmax_backward.no_outer_product", "softmax_backward", gradients.softmax_backward_no_outer_product),
+    Mutant("softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_ignores_axis, "ignores_axis",
+           (("actual", "the last axis"), ("expected", "the axis argument"))),
+    Mutant("softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_axis_0, "axis_0",
+           (("actual", "axis 0"), ("expected", "the axis argument"))),
+    Mutant("softmax_backward.no_keepdims", "softmax_backward", gradients.softmax_backward_no_keepdims),
+    Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale_in_dQ, "dQ", (("gradients", "dQ"),)),
+    Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale_in_dK, "dK", (("gradients", "dK"),)),
+    Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale, "both",
+           (("gradients", "dQ and dK"),)),
+    Mutant("attention_backward.dk_not_transposed", BACKWARD, gradients.attention_backward_dK_not_transposed),
+    Mutant("attention_backward.dv_not_transposed", BACKWARD, gradients.attention_backward_dV_not_transposed),
+    Mutant("attention_backward.mask_ignored", BACKWARD, gradients.attention_backward_mask_ignored),
+    Mutant("attention_backward.wrong_axis", BACKWARD, gradients.attention_backward_softmax_over_queries),
+    Mutant("attention_backward.not_reduced", BACKWARD, gradients.attention_backward_not_reduced),
+    Mutant("gradient_norm.scale_ignored", NORM, gradients.gradient_norm_never_scaled, "never_scaled",
+           (("what", "it never divides the scores by sqrt(d_k), even when scaled is True"),)),
+    Mutant("gradient_norm.scale_ignored", NORM, gradients.gradient_norm_always_scaled, "always_scaled",
+           (("what", "it divides the scores by sqrt(d_k) even when scaled is False"),)),
+    Mutant("gradient_norm.scaled_by_dk", NORM, gradients.gradient_norm_scaled_by_dk),
+    Mutant("gradient_norm.keys_drawn_first", NORM, gradients.gradient_norm_keys_drawn_first),
+    Mutant("gradient_norm.no_outer_product", NORM, gradients.gradient_norm_no_outer_product),
+    Mutant("gradient_norm.squared", NORM, gradients.gradient_norm_squared),
 )
 
 

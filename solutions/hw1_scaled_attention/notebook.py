@@ -22,12 +22,7 @@
 # In this notebook you build it from four small pieces and then check, with an
 # experiment, why the formula contains a $\sqrt{d_k}$:
 #
-# | Question | Function | Points |
-# | --- | --- | --- |
-# | 1 | `softmax` | 2 |
-# | 2 | `causal_mask` | 1 |
-# | 3 | `scaled_dot_product_attention` | 4 |
-# | 4 | `dot_product_variance` | 2 |
+# <!-- points table: generated from course.yml -->
 #
 # **How to work.** Each *graded* cell below holds one function to implement;
 # it starts out raising `NotImplementedError`, and the cells that use it fail

@@ -28,13 +28,7 @@
 #
 # You implement:
 #
-# | Question | Function | Points |
-# | --- | --- | --- |
-# | 1 | `additive_score` | 3 |
-# | 2 | `dot_score` | 1 |
-# | 3 | `general_score` | 2 |
-# | 4 | `concat_score` | 2 |
-# | 5 | `attention_context` | 2 |
+# <!-- points table: generated from course.yml -->
 #
 # **How to work.** Each *graded* cell below holds one function to implement;
 # it starts out raising `NotImplementedError`, and the cells that use it fail

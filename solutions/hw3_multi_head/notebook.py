@@ -22,11 +22,7 @@
 #
 # You implement:
 #
-# | Question | Function | Points |
-# | --- | --- | --- |
-# | 1 | `split_heads` | 2 |
-# | 2 | `merge_heads` | 1 |
-# | 3 | `multi_head_attention` | 4 |
+# <!-- points table: generated from course.yml -->
 #
 # **How to work.** Each *graded* cell below holds one function to implement;
 # it starts out raising `NotImplementedError`, and the cells that use it fail

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import attn_reference
 from autograder.config import (
     DEFAULT_COURSE_FILE,
     ConfigError,
@@ -57,31 +58,44 @@ def second_assignment(text: str) -> str:
     return text + text[text.index("  - id:") :]
 
 
-def test_real_course_has_the_three_assignments_in_order():
-    course = load_course(DEFAULT_COURSE_FILE)
-    assert [a.id for a in course.assignments] == ["hw1_scaled_attention", "hw2_rnn_attention", "hw3_multi_head"]
+def test_real_course_numbers_its_assignments_in_order_with_increasing_due_dates():
+    assignments = load_course(DEFAULT_COURSE_FILE).assignments
+    assert [a.id.split("_")[0] for a in assignments] == [f"hw{n}" for n in range(1, len(assignments) + 1)]
+    dues = [a.due for a in assignments]
+    assert dues == sorted(dues) and len(set(dues)) == len(dues)
 
 
-def test_real_course_questions_and_points():
-    course = load_course(DEFAULT_COURSE_FILE)
-    questions = {a.id: [(q.function, q.points) for q in a.questions] for a in course.assignments}
-    assert questions == {
-        "hw1_scaled_attention": [
-            ("softmax", 2), ("causal_mask", 1), ("scaled_dot_product_attention", 4), ("dot_product_variance", 2),
-        ],
-        "hw2_rnn_attention": [
-            ("additive_score", 3), ("dot_score", 1), ("general_score", 2), ("concat_score", 2), ("attention_context", 2),
-        ],
-        "hw3_multi_head": [("split_heads", 2), ("merge_heads", 1), ("multi_head_attention", 4)],
-    }
+def test_real_course_file_names_are_unique():
+    assignments = load_course(DEFAULT_COURSE_FILE).assignments
+    for names in ([a.module for a in assignments], [a.notebook for a in assignments]):
+        assert len(set(names)) == len(names)
 
 
-def test_real_course_file_names_and_derived_properties():
-    hw1 = load_course(DEFAULT_COURSE_FILE).assignment("hw1_scaled_attention")
-    assert (hw1.module, hw1.notebook, hw1.module_name) == ("scaled_attention.py", "scaled_attention.ipynb", "scaled_attention")
-    assert hw1.max_points == 9
-    assert hw1.question_number("causal_mask") == 2
-    assert hw1.due.utcoffset() == dt.timedelta(hours=8)
+@pytest.mark.parametrize(
+    "assignment, function",
+    [(a, q.function) for a in load_course(DEFAULT_COURSE_FILE).assignments for q in a.questions],
+    ids=lambda value: getattr(value, "id", value),
+)
+def test_every_real_question_has_a_reference_to_grade_against(assignment, function):
+    assert function in attn_reference.__all__, f"{assignment.id}: attn_reference does not export {function}"
+
+
+def test_real_course_derived_properties_follow_the_questions():
+    for assignment in load_course(DEFAULT_COURSE_FILE).assignments:
+        assert assignment.max_points == sum(q.points for q in assignment.questions)
+        assert assignment.functions == tuple(q.function for q in assignment.questions)
+        assert [assignment.question_number(f) for f in assignment.functions] == list(range(1, len(assignment.questions) + 1))
+        assert assignment.module_name == assignment.module.removesuffix(".py")
+        assert assignment.due.utcoffset() is not None
+
+
+def test_small_course_file_names_and_derived_properties():
+    first = parse_course(VALID, source=SOURCE).assignment("hw1")
+    assert (first.module, first.notebook, first.module_name) == ("first.py", "first.ipynb", "first")
+    assert first.max_points == 3
+    assert first.question_number("g") == 2
+    assert first.functions == ("f", "g")
+    assert first.due.utcoffset() == dt.timedelta(hours=8)
 
 
 def test_valid_small_course_gets_the_documented_defaults():
@@ -199,8 +213,8 @@ def test_unknown_assignment_lists_the_known_ids():
         course.assignment("hw9_missing")
     message = str(caught.value)
     assert "hw9_missing" in message
-    for known in ("hw1_scaled_attention", "hw2_rnn_attention", "hw3_multi_head"):
-        assert known in message
+    for known in course.assignments:
+        assert known.id in message
 
 
 def test_load_course_on_a_missing_path_raises_config_error(tmp_path):

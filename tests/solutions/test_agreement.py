@@ -1,10 +1,15 @@
 """The instructor solutions agree with attn_reference on random inputs.
 
 The solutions are written independently for teaching; these tests make sure the two
-implementations of the same contract never drift apart.
+implementations of the same contract never drift apart. What is checked comes from
+course.yml: every question, and every helper a master gives its students that
+attn_reference also exports (hw4's forward pass, for example). How a function is checked
+lives in CHECKS, keyed by its name; a question without a check fails, so a new
+assignment cannot go unchecked.
 """
 
 import types
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -15,10 +20,16 @@ import attn_reference as ref
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.paths import SOLUTIONS_DIR
+from tests import strategies as S
 
 COURSE = load_course()
 RTOL, ATOL = 1e-10, 1e-12
 FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-6
+#: float32 attention gradients carry an absolute error that grows with |dZ V^T| (see
+#: tests/attn_reference/test_gradients.py).
+FLOAT32_GRADIENT_ATOL = 5e-4
+#: The fill many PyTorch implementations give masked scores instead of -inf.
+FINITE_FILL = -1e9
 EXAMPLES = 25
 
 
@@ -30,14 +41,15 @@ def _solution(assignment_id: str) -> types.ModuleType:
     return module
 
 
-HW1, HW2, HW3 = (_solution(a.id) for a in COURSE.assignments)
+SOLUTIONS = {a.id: _solution(a.id) for a in COURSE.assignments}
 dtypes = st.sampled_from([np.float64, np.float32])
 batches = st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple)
 sizes = st.integers(1, 5)
+seeds = st.integers(0, 2**16)
 
 
-def _close(actual, expected, dtype):
-    rtol, atol = (FLOAT32_RTOL, FLOAT32_ATOL) if dtype == np.float32 else (RTOL, ATOL)
+def _close(actual, expected, dtype, float32_atol: float = FLOAT32_ATOL):
+    rtol, atol = (FLOAT32_RTOL, float32_atol) if dtype == np.float32 else (RTOL, ATOL)
     actual_parts = actual if isinstance(actual, tuple) else (actual,)
     expected_parts = expected if isinstance(expected, tuple) else (expected,)
     assert len(actual_parts) == len(expected_parts)
@@ -46,58 +58,186 @@ def _close(actual, expected, dtype):
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(batch=batches, l_q=sizes, l_k=sizes, d_k=sizes, d_v=sizes, dtype=dtypes, seed=st.integers(0, 2**16), masked=st.booleans())
-def test_hw1_attention_agrees(batch, l_q, l_k, d_k, d_v, dtype, seed, masked):
-    rng = np.random.default_rng(seed)
+# --- one check per function: (solution module, hypothesis draw) -> None ----------------------
+
+
+def check_softmax(solution, draw):
+    dtype, seed, axis = draw(dtypes), draw(seeds), draw(st.integers(-2, 1))
+    x = np.random.default_rng(seed).standard_normal((*draw(batches), draw(sizes), draw(sizes))).astype(dtype) * 50
+    _close(solution.softmax(x, axis=axis), ref.softmax(x, axis=axis), dtype)
+
+
+def check_causal_mask(solution, draw):
+    n = draw(st.integers(1, 6))
+    np.testing.assert_array_equal(solution.causal_mask(n), ref.causal_mask(n))
+
+
+def _attention_inputs(draw):
+    batch, l_q, l_k, d_k, d_v, dtype = draw(batches), draw(sizes), draw(sizes), draw(sizes), draw(sizes), draw(dtypes)
+    rng = np.random.default_rng(draw(seeds))
     Q = rng.standard_normal((*batch, l_q, d_k)).astype(dtype)
     K = rng.standard_normal((*batch, l_k, d_k)).astype(dtype)
     V = rng.standard_normal((*batch, l_k, d_v)).astype(dtype)
     mask = None
-    if masked:
+    if draw(st.booleans()):
         mask = rng.random((l_q, l_k)) < 0.5
         mask[:, 0] = True
-    _close(HW1.scaled_dot_product_attention(Q, K, V, mask), ref.scaled_dot_product_attention(Q, K, V, mask), dtype)
-    _close(HW1.softmax(Q * 50, axis=-1), ref.softmax(Q * 50, axis=-1), dtype)
+    return Q, K, V, mask, dtype
 
 
-@pytest.mark.parametrize("n", [1, 2, 6])
-def test_hw1_causal_mask_agrees(n):
-    np.testing.assert_array_equal(HW1.causal_mask(n), ref.causal_mask(n))
+def check_scaled_dot_product_attention(solution, draw):
+    Q, K, V, mask, dtype = _attention_inputs(draw)
+    _close(solution.scaled_dot_product_attention(Q, K, V, mask), ref.scaled_dot_product_attention(Q, K, V, mask), dtype)
 
 
-@pytest.mark.parametrize("d_k", [1, 16, 100])
-def test_hw1_variance_is_identical_for_the_same_seed(d_k):
-    assert HW1.dot_product_variance(d_k, 500, np.random.default_rng(d_k)) == ref.dot_product_variance(d_k, 500, np.random.default_rng(d_k))
+def check_dot_product_variance(solution, draw):
+    d_k, seed = draw(st.sampled_from([1, 16, 100])), draw(seeds)
+    rng = np.random.default_rng
+    assert solution.dot_product_variance(d_k, 500, rng(seed)) == ref.dot_product_variance(d_k, 500, rng(seed))
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(batch=batches, t=sizes, d_s=sizes, d_h=sizes, d_a=sizes, dtype=dtypes, seed=st.integers(0, 2**16))
-def test_hw2_scores_and_context_agree(batch, t, d_s, d_h, d_a, dtype, seed):
-    rng = np.random.default_rng(seed)
+def _rnn_inputs(draw):
+    batch, t, d_s, d_h, d_a, dtype = draw(batches), draw(sizes), draw(sizes), draw(sizes), draw(sizes), draw(dtypes)
+    rng = np.random.default_rng(draw(seeds))
     s = rng.standard_normal((*batch, d_s)).astype(dtype)
     H = rng.standard_normal((*batch, t, d_h)).astype(dtype)
     W, U, v = (rng.standard_normal(shape).astype(dtype) for shape in ((d_a, d_s), (d_a, d_h), (d_a,)))
-    _close(HW2.additive_score(s, H, W, U, v), ref.additive_score(s, H, W, U, v), dtype)
-    _close(HW2.general_score(s, H, W.T @ U), ref.general_score(s, H, W.T @ U), dtype)
-    concat_W = np.concatenate([W, U], axis=1)
-    _close(HW2.concat_score(s, H, concat_W, v), ref.concat_score(s, H, concat_W, v), dtype)
     s_h = rng.standard_normal((*batch, d_h)).astype(dtype)
-    _close(HW2.dot_score(s_h, H), ref.dot_score(s_h, H), dtype)
+    return s, H, W, U, v, s_h, dtype
+
+
+def check_additive_score(solution, draw):
+    s, H, W, U, v, _, dtype = _rnn_inputs(draw)
+    _close(solution.additive_score(s, H, W, U, v), ref.additive_score(s, H, W, U, v), dtype)
+
+
+def check_dot_score(solution, draw):
+    _, H, _, _, _, s_h, dtype = _rnn_inputs(draw)
+    _close(solution.dot_score(s_h, H), ref.dot_score(s_h, H), dtype)
+
+
+def check_general_score(solution, draw):
+    s, H, W, U, _, _, dtype = _rnn_inputs(draw)
+    _close(solution.general_score(s, H, W.T @ U), ref.general_score(s, H, W.T @ U), dtype)
+
+
+def check_concat_score(solution, draw):
+    s, H, W, U, v, _, dtype = _rnn_inputs(draw)
+    concat_W = np.concatenate([W, U], axis=1)
+    _close(solution.concat_score(s, H, concat_W, v), ref.concat_score(s, H, concat_W, v), dtype)
+
+
+def check_attention_context(solution, draw):
+    _, H, _, _, _, s_h, dtype = _rnn_inputs(draw)
+    t = H.shape[-2]
     scores = ref.dot_score(s_h, H)
     mask = np.arange(t) < max(1, t - 1)
-    _close(HW2.attention_context(scores, H, mask), ref.attention_context(scores, H, mask), dtype)
+    _close(solution.attention_context(scores, H, mask), ref.attention_context(scores, H, mask), dtype)
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
-@given(batch=batches, n_q=sizes, n_kv=sizes, heads=st.sampled_from([1, 2, 4]), d_head=st.integers(1, 3), dtype=dtypes, seed=st.integers(0, 2**16))
-def test_hw3_heads_and_multi_head_agree(batch, n_q, n_kv, heads, d_head, dtype, seed):
-    rng = np.random.default_rng(seed)
+def _heads_inputs(draw):
+    batch, n_q, n_kv, heads, d_head, dtype = (
+        draw(batches), draw(sizes), draw(sizes), draw(st.sampled_from([1, 2, 4])), draw(st.integers(1, 3)), draw(dtypes)
+    )
+    rng = np.random.default_rng(draw(seeds))
     d_model = heads * d_head
     X_q = rng.standard_normal((*batch, n_q, d_model)).astype(dtype)
     X_kv = rng.standard_normal((*batch, n_kv, d_model)).astype(dtype)
     weights = [rng.standard_normal((d_model, d_model)).astype(dtype) for _ in range(4)]
-    _close(HW3.split_heads(X_q, heads), ref.split_heads(X_q, heads), dtype)
-    _close(HW3.merge_heads(ref.split_heads(X_q, heads)), X_q, dtype)
+    return X_q, X_kv, weights, heads, dtype
+
+
+def check_split_heads(solution, draw):
+    X_q, _, _, heads, dtype = _heads_inputs(draw)
+    _close(solution.split_heads(X_q, heads), ref.split_heads(X_q, heads), dtype)
+
+
+def check_merge_heads(solution, draw):
+    X_q, _, _, heads, dtype = _heads_inputs(draw)
+    _close(solution.merge_heads(ref.split_heads(X_q, heads)), X_q, dtype)
+
+
+def check_multi_head_attention(solution, draw):
+    X_q, X_kv, weights, heads, dtype = _heads_inputs(draw)
+    n_q, n_kv = X_q.shape[-2], X_kv.shape[-2]
     mask = np.tril(np.ones((n_q, n_kv), dtype=bool)) | (np.arange(n_kv) == 0)
-    _close(HW3.multi_head_attention(X_q, X_kv, *weights, heads, mask), ref.multi_head_attention(X_q, X_kv, *weights, heads, mask), dtype)
+    expected = ref.multi_head_attention(X_q, X_kv, *weights, heads, mask)
+    _close(solution.multi_head_attention(X_q, X_kv, *weights, heads, mask), expected, dtype)
+
+
+def check_softmax_backward(solution, draw):
+    dtype, axis = draw(dtypes), draw(st.integers(-2, 1))
+    rng = np.random.default_rng(draw(seeds))
+    shape = (*draw(batches), draw(sizes), draw(sizes))
+    A = ref.softmax(rng.standard_normal(shape).astype(dtype) * 3, axis=axis)
+    dA = rng.standard_normal(shape).astype(dtype)
+    _close(solution.softmax_backward(A, dA, axis=axis), ref.softmax_backward(A, dA, axis=axis), dtype)
+
+
+def check_scaled_dot_product_attention_backward(solution, draw):
+    p = draw(S.attention_backward_inputs())
+    _, A = ref.scaled_dot_product_attention(p.Q, p.K, p.V, p.mask)
+    expected = ref.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
+    actual = solution.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A, p.dZ, p.mask)
+    _close(actual, expected, p.Q.dtype, float32_atol=FLOAT32_GRADIENT_ATOL)
+    # A padding query (no allowed key) whose weights a forward pass with a -1e9 fill made uniform.
+    scores = p.Q @ np.swapaxes(p.K, -1, -2) / np.sqrt(p.Q.shape[-1]).astype(p.Q.dtype)  # (*score_batch, L_q, L_k)
+    padded = np.ones(scores.shape, dtype=bool) if p.mask is None else np.broadcast_to(p.mask, scores.shape).copy()
+    padded[..., 0, :] = False
+    A_filled = ref.softmax(np.where(padded, scores, FINITE_FILL).astype(p.Q.dtype))
+    expected = ref.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A_filled, p.dZ, padded)
+    actual = solution.scaled_dot_product_attention_backward(p.Q, p.K, p.V, A_filled, p.dZ, padded)
+    _close(actual, expected, p.Q.dtype, float32_atol=FLOAT32_GRADIENT_ATOL)
+
+
+def check_softmax_gradient_norm(solution, draw):
+    d_k, n_keys, seed, scaled = draw(st.sampled_from([1, 16, 100])), draw(st.integers(1, 9)), draw(seeds), draw(st.booleans())
+    rng = np.random.default_rng
+    actual = solution.softmax_gradient_norm(d_k, n_keys, 300, rng(seed), scaled=scaled)
+    assert isinstance(actual, float)
+    _close(actual, ref.softmax_gradient_norm(d_k, n_keys, 300, rng(seed), scaled=scaled), np.float64)
+
+
+def check_numerical_gradient(solution, draw):
+    rng = np.random.default_rng(draw(seeds))
+    x, G = rng.standard_normal((2, *draw(batches), draw(sizes)))
+
+    def f(y):
+        return np.sum(np.sin(y) * G)
+
+    _close(solution.numerical_gradient(f, x), ref.numerical_gradient(f, x), np.float64)
+
+
+def check_relative_error(solution, draw):
+    rng = np.random.default_rng(draw(seeds))
+    a, b = rng.standard_normal((2, *draw(batches), draw(sizes))) * draw(st.sampled_from([1e-12, 1.0, 1e6]))
+    assert solution.relative_error(a, b) == pytest.approx(ref.relative_error(a, b), rel=RTOL)
+    assert solution.relative_error(a, a) == ref.relative_error(a, a) == 0.0
+
+
+CHECKS: dict[str, Callable] = {
+    name.removeprefix("check_"): check for name, check in list(globals().items()) if name.startswith("check_")
+}
+
+
+def _checked_functions(assignment) -> list[str]:
+    """The questions, then the master's other functions that attn_reference also exports."""
+    module = SOLUTIONS[assignment.id]
+    given = [name for name in ref.__all__ if callable(getattr(module, name, None)) and name not in assignment.functions]
+    return [*assignment.functions, *given]
+
+
+CASES = [(a.id, function) for a in COURSE.assignments for function in _checked_functions(a)]
+
+
+@pytest.mark.parametrize(("assignment_id", "function"), CASES)
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(data=st.data())
+def test_solution_agrees_with_the_reference(assignment_id, function, data):
+    check = CHECKS.get(function)
+    assert check is not None, f"no agreement check for {function} ({assignment_id}): add check_{function} to this file"
+    check(SOLUTIONS[assignment_id], data.draw)
+
+
+def test_every_check_is_used():
+    assert {function for _, function in CASES} == set(CHECKS)

@@ -45,7 +45,7 @@ def test_solution_notebook_runs_clean(assignment_id, tmp_path):
     assignment = COURSE.assignment(assignment_id)
     folder = SOLUTIONS_DIR / assignment_id
     solution = keep_solutions((folder / assignment.module).read_text(encoding="utf-8"))
-    text = render_notebook((folder / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution)
+    text = render_notebook((folder / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution, questions=assignment.questions)
     executed = _execute(text, tmp_path, allow_errors=False)
     assert _errors(executed) == []
     assert sum(1 for cell in executed.cells if cell.cell_type == "code" and cell.outputs) >= len(assignment.questions)

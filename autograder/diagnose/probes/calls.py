@@ -97,7 +97,10 @@ def own_generator(case: Case) -> list[Finding]:
     if _is_theory(case):
         return []  # no draws at all: another bug (the theoretical values returned)
     other = case.student_with(**{name: RngSeed(seed.seed + 1) for name, seed in seeds.items()})
-    return own(case.function, "own_generator") if other is not None and case.matches(other) else []
+    identical = other is not None and all(
+        np.array_equal(a, b) for a, b in zip(other.arrays, case.student.arrays)
+    )  # bit for bit: draws that merely average out alike are not the same draws
+    return own(case.function, "own_generator") if identical else []
 
 
 def _is_theory(case: Case) -> bool:

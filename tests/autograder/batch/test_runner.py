@@ -274,7 +274,7 @@ def test_an_entry_with_two_changed_candidates_is_an_error_row_naming_both(tmp_pa
     from autograder.paths import NOTEBOOK_SOURCE
 
     folder = sample_class(tmp_path / "class", {"ada", "ben"})
-    notebook = render_notebook((SOLUTIONS_DIR / HW1.id / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), SOLUTION)
+    notebook = render_notebook((SOLUTIONS_DIR / HW1.id / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), SOLUTION, questions=HW1.questions)
     (folder / "ada" / HW1.notebook).write_text(notebook, encoding="utf-8")
     summary = grade(folder, tmp_path / "gradebook.sqlite3", jobs=1)
     rows = {row.student: row for row in summary.rows}

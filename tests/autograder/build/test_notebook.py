@@ -1,4 +1,4 @@
-"""render_notebook and graded_functions on a small percent-format notebook source."""
+"""render_notebook, graded_functions and has_points_table on a small percent-format notebook source."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ import nbformat
 import pytest
 
 from autograder.build.markers import MarkerError
-from autograder.build.notebook import graded_functions, render_notebook
+from autograder.build.notebook import (
+    POINTS_TABLE_PLACEHOLDER,
+    graded_functions,
+    has_points_table,
+    points_table,
+    render_notebook,
+)
+from autograder.config import Question
 
 NOTEBOOK = textwrap.dedent(
     '''\
@@ -144,3 +151,54 @@ def test_graded_functions_lists_placeholders_in_order():
 
 def test_graded_functions_of_a_notebook_without_placeholders():
     assert graded_functions("# %%\nx = 1\n\n# %% [markdown]\n# text\n") == []
+
+
+QUESTIONS = (Question(function="softmax", points=2), Question(function="causal_mask", points=1.5))
+WITH_TABLE = NOTEBOOK.replace("# # Softmax and friends\n", f"# # Softmax and friends\n#\n# You implement:\n#\n# {POINTS_TABLE_PLACEHOLDER}\n#\n# Good luck.\n")
+WITH_GIVEN = NOTEBOOK.replace("# %%\nprint(softmax", '# %% given="helper"\n# filled from the module\n\n# %%\nprint(softmax')
+
+
+def test_points_table_lists_every_question_with_its_number_and_points():
+    assert points_table(QUESTIONS).splitlines() == [
+        "| Question | Function | Points |",
+        "| --- | --- | --- |",
+        "| 1 | `softmax` | 2 |",
+        "| 2 | `causal_mask` | 1.5 |",
+    ]
+
+
+def test_the_placeholder_line_becomes_the_points_table_and_the_rest_of_the_cell_stays():
+    first = json.loads(render_notebook(WITH_TABLE, MODULE, questions=QUESTIONS))
+    assert source_of(first["cells"][0]).splitlines() == [
+        "# Softmax and friends", "", "You implement:", "", *points_table(QUESTIONS).splitlines(), "", "Good luck.",
+    ]
+
+
+def test_changed_points_change_the_rendered_table():
+    before = render_notebook(WITH_TABLE, MODULE, questions=QUESTIONS)
+    after = render_notebook(WITH_TABLE, MODULE, questions=(QUESTIONS[0], Question(function="causal_mask", points=3)))
+    assert before != after and "| 2 | `causal_mask` | 3 |" in after
+
+
+def test_the_points_table_without_questions_is_an_error_naming_the_origin():
+    with pytest.raises(MarkerError, match=r"^nb\.py: the points table needs the questions from course\.yml$"):
+        render_notebook(WITH_TABLE, MODULE, origin="nb.py")
+
+
+def test_has_points_table():
+    assert has_points_table(WITH_TABLE)
+    assert not has_points_table(NOTEBOOK)
+    assert not has_points_table(f"# %%\nx = '{POINTS_TABLE_PLACEHOLDER}'\n")  # only markdown counts
+
+
+def test_given_cells_hold_the_helper_and_are_tagged_given():
+    cells = code_cells(json.loads(render_notebook(WITH_GIVEN, MODULE)))
+    helper = cells[3]
+    assert source_of(helper) == "def helper():\n    return 1"
+    assert helper["metadata"]["tags"] == ["given", "helper"] and "given" not in helper["metadata"]
+    assert graded_functions(WITH_GIVEN) == ["softmax", "causal_mask"]  # given cells are no questions
+
+
+def test_a_given_cell_naming_an_unknown_function_is_an_error():
+    with pytest.raises(MarkerError, match=r"^nb\.py: given cell: .*'nowhere'"):
+        render_notebook(WITH_GIVEN.replace('given="helper"', 'given="nowhere"'), MODULE, origin="nb.py")

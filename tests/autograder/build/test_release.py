@@ -2,15 +2,18 @@
 
 import inspect
 import json
+import shutil
 import types
 
 import pytest
 
 from autograder.build import build_release, release_drift, write_release
+from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, points_table
+from autograder.build.release import BuildError
 from autograder.build.leaks import course_forbidden_lines, find_leaks
 from autograder.build.markers import keep_solutions, solution_code_lines
 from autograder.config import load_course
-from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
+from autograder.paths import ASSIGNMENTS_DIR, NOTEBOOK_SOURCE, SOLUTIONS_DIR
 
 COURSE = load_course()
 IDS = [a.id for a in COURSE.assignments]
@@ -161,3 +164,29 @@ def test_a_leaked_solution_line_of_thirty_characters_is_caught():
     assert [leak.line for leak in find_leaks({"stub.py": f"def g():\n    {line}\n"}, forbidden)] == [line]
     short = "return x + y"  # too common to mean anything
     assert find_leaks({"stub.py": f"    {short}\n"}, forbidden_lines([master.replace(line, short)], [], [])) == []
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_release_notebook_lists_the_points_of_course_yml(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    notebook = json.loads(build_release(COURSE, assignment_id)[assignment.notebook])
+    markdown = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert points_table(assignment.questions) in markdown
+    assert POINTS_TABLE_PLACEHOLDER not in markdown
+
+
+def test_changing_points_in_course_yml_changes_the_release_notebook():
+    assignment = COURSE.assignment(IDS[0])
+    doubled = tuple(q.model_copy(update={"points": 2 * q.points}) for q in assignment.questions)
+    course = COURSE.model_copy(update={"assignments": (assignment.model_copy(update={"questions": doubled}), *COURSE.assignments[1:])})
+    drift = release_drift(build_release(course, IDS[0]), ASSIGNMENTS_DIR / IDS[0])
+    assert f"changed: {assignment.notebook}" in drift
+
+
+def test_a_notebook_without_the_points_table_placeholder_does_not_build(tmp_path):
+    assignment = COURSE.assignment(IDS[0])
+    shutil.copytree(SOLUTIONS_DIR / IDS[0], tmp_path / IDS[0])
+    source = tmp_path / IDS[0] / NOTEBOOK_SOURCE
+    source.write_text(source.read_text(encoding="utf-8").replace(POINTS_TABLE_PLACEHOLDER, "| hand-typed |"), encoding="utf-8")
+    with pytest.raises(BuildError, match=f"{NOTEBOOK_SOURCE}: no points table"):
+        build_release(COURSE, assignment.id, solutions_dir=tmp_path)

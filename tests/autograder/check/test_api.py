@@ -43,7 +43,8 @@ def test_untouched_stub_fails_every_question_with_not_implemented(assignment_id)
 def test_solution_notebook_passes_the_public_checks(tmp_path):
     assignment = COURSE.assignment(IDS[0])
     notebook_source = (SOLUTIONS_DIR / IDS[0] / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
-    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0])), encoding="utf-8")
+    notebook = render_notebook(notebook_source, _solution(IDS[0]), questions=assignment.questions)
+    (tmp_path / assignment.notebook).write_text(notebook, encoding="utf-8")
     report = check_submission(COURSE, IDS[0], tmp_path / assignment.notebook)
     assert report.score == assignment.max_points, format_check(report)
 
@@ -83,7 +84,7 @@ def test_a_folder_with_two_changed_files_is_refused_naming_both(tmp_path):
     assignment = COURSE.assignment(IDS[0])
     (tmp_path / assignment.module).write_text(_solution(IDS[0]), encoding="utf-8")
     notebook_source = (SOLUTIONS_DIR / IDS[0] / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
-    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0])), encoding="utf-8")
+    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0]), questions=assignment.questions), encoding="utf-8")
     with pytest.raises(AmbiguousSubmission, match=assignment.notebook):
         check_submission(COURSE, IDS[0], tmp_path)
 
@@ -92,6 +93,6 @@ def test_a_completed_notebook_beside_the_untouched_stub_module_is_what_gets_chec
     assignment = COURSE.assignment(IDS[0])
     (tmp_path / assignment.module).write_text((ASSIGNMENTS_DIR / IDS[0] / assignment.module).read_text(encoding="utf-8"))
     notebook_source = (SOLUTIONS_DIR / IDS[0] / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
-    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0])), encoding="utf-8")
+    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0]), questions=assignment.questions), encoding="utf-8")
     report = check_submission(COURSE, IDS[0], tmp_path)
     assert report.origin.endswith(assignment.notebook) and report.score == assignment.max_points, format_check(report)

@@ -81,18 +81,49 @@ def distinguishing_inputs() -> dict[str, list[tuple[str, tuple, dict]]]:
              {"mask": ATTENTION_MASK[:3, :5]}),
             ("same lengths, no mask", (normal((2, 3, d_model)), normal((2, 3, d_model)), *weights, num_heads), {}),
         ],
+        "softmax_backward": [
+            ("3-D, axis=1", (attn_reference.softmax(normal((2, 5, 3)), axis=1), normal((2, 5, 3))), {"axis": 1}),
+            ("square rows", (attn_reference.softmax(2.0 * normal((4, 4))), normal((4, 4))), {}),
+        ],
+        "scaled_dot_product_attention_backward": [("square scores, broadcast Q, padding", _backward_inputs(normal), {"mask": PADDED_SQUARE_MASK})],
+        "softmax_gradient_norm": [
+            ("d_k=16, scaled", (16, 5, 300, RngSeed(SEED)), {"scaled": True}),
+            ("d_k=16, unscaled", (16, 5, 300, RngSeed(SEED)), {"scaled": False}),
+        ],
     }
 
 
-def diagnose(function: str, args: tuple, kwargs: dict, produced, tol: Tolerance) -> tuple:
-    """The diagnoses judge gives a call that produced ``produced`` (a result or a StudentException)."""
+def diagnose(function: str, args: tuple, kwargs: dict, produced, tol: Tolerance, implementation=None) -> tuple:
+    """The diagnoses judge gives a call that produced ``produced`` (a result or a StudentException).
+
+    ``implementation`` is what produced it: the probes may call it again, as they call a student's function.
+    """
+    from autograder.engine.subject import Subject
+    from tests.autograder.support import InProcessSubmission
+
     if isinstance(produced, StudentException):
         called = produced
     elif isinstance(produced, tuple):
         called = CallOutcome(tuple(np.asarray(part) for part in produced))
     else:
         called = CallOutcome(np.asarray(produced))
-    return judge(None, tol, function, args, kwargs, called).diagnoses
+    subject = Subject(InProcessSubmission({function: implementation})) if implementation is not None else None
+    return judge(subject, tol, function, args, kwargs, called).diagnoses
+
+
+#: Five queries, five keys (square, so a missing transpose gives values, not an error); the
+#: last query of the second sequence has no allowed key.
+PADDED_SQUARE_MASK = np.ones((2, 5, 5), dtype=bool)
+PADDED_SQUARE_MASK[1, :, 3:] = False
+PADDED_SQUARE_MASK[1, 4, :] = False
+
+
+def _backward_inputs(normal) -> tuple:
+    """Q (2, 5, 4) against unbatched K (5, 4), V (5, 3); A from a forward pass that filled masked
+    scores with -1e9 (the query without keys gets uniform weights); dZ (2, 5, 3)."""
+    Q, K, V = normal((2, 5, 4)), normal((5, 4)), normal((5, 3))
+    A = attn_reference.softmax(np.where(PADDED_SQUARE_MASK, Q @ K.T / 2.0, -1e9))  # (2, 5, 5), d_k = 4
+    return Q, K, V, A, normal((2, 5, 3))
 
 
 def outcome(implementation, args: tuple, kwargs: dict):
@@ -184,7 +215,7 @@ def test_every_mutant_is_wrong_on_some_distinguishing_input(candidate):
 @pytest.mark.parametrize(("function", "args", "kwargs", "candidate"), cases())
 def test_diagnose_names_exactly_the_mutant_that_produced_the_output(function, args, kwargs, candidate):
     produced = outcome(candidate.implementation, args, kwargs)
-    assert [d.id for d in diagnose(function, args, kwargs, produced, TOL)] == [candidate.id]
+    assert [d.id for d in diagnose(function, args, kwargs, produced, TOL, candidate.implementation)] == [candidate.id]
 
 
 @pytest.mark.parametrize("function", GRADED_FUNCTIONS)

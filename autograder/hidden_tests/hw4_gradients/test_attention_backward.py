@@ -1,0 +1,147 @@
+"""Hidden tests of scaled_dot_product_attention_backward (hw4, question 2). Inputs are drawn afresh on every run.
+
+Sizes d_k, d_v, L_q, L_k and the batch all differ: a missing transpose then fails to
+broadcast or gives a different answer, and scaling by the wrong dimension shows. A square
+self-attention case catches the transposes that only a shape error would otherwise reveal.
+The function calls the student's own softmax_backward in the master: a result that follows
+from a wrong softmax_backward keeps its points (error carried forward).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from attn_reference import numerical_gradient, scaled_dot_product_attention, softmax
+from autograder.grade.compare import Tolerance
+from autograder.grade.expect import expect, expect_reference
+from autograder.grade.messages import first_mismatch
+
+question = pytest.mark.question("scaled_dot_product_attention_backward")
+FUNCTION = "scaled_dot_product_attention_backward"
+#: Centred differences with eps = 1e-5 on values of order 1 are good to about 1e-9.
+NUMERICAL_TOLERANCE = Tolerance(rtol=1e-5, atol=1e-7)
+#: The fill many PyTorch implementations give masked scores instead of -inf.
+FINITE_FILL = -1e9
+GRADIENT_NAMES = ("dQ", "dK", "dV")
+
+
+def _sizes(draw, square: bool = False) -> tuple[int, int, int, int]:
+    """(L_q, L_k, d_k, d_v), all different unless ``square`` (then L_q == L_k)."""
+    L_q, L_k, d_k, d_v = draw.sizes(4)
+    return (L_q, L_q, d_k, d_v) if square else (L_q, L_k, d_k, d_v)
+
+
+def _problem(draw, q_batch=(), kv_batch=(), square=False, dtype=np.float64, mask=None, sizes=None):
+    """Q, K, V, the forward weights A and an upstream gradient dZ."""
+    L_q, L_k, d_k, d_v = sizes or _sizes(draw, square)
+    Q = draw.normal((*q_batch, L_q, d_k), dtype=dtype)  # (..., L_q, d_k)
+    K = draw.normal((*kv_batch, L_k, d_k), dtype=dtype)  # (..., L_k, d_k)
+    V = draw.normal((*kv_batch, L_k, d_v), dtype=dtype)  # (..., L_k, d_v)
+    Z, A = scaled_dot_product_attention(Q, K, V, mask)
+    return Q, K, V, A, draw.normal(Z.shape, dtype=dtype)  # dZ: (..., L_q, d_v)
+
+
+def _sized(draw, ndim: int = 1, square: bool = False) -> tuple[tuple[int, ...], tuple[int, int, int, int]]:
+    """A batch shape of ``ndim`` axes and (L_q, L_k, d_k, d_v), every size different from the others."""
+    sizes = _sizes(draw, square)
+    return draw.batch(ndim, avoid=sizes), sizes
+
+
+@question
+def test_unbatched(submission, tol, draw):
+    """2-D inputs with L_q != L_k and d_k != d_v."""
+    expect_reference(submission, tol, FUNCTION, *_problem(draw), what="attention backward on 2-D inputs")
+
+
+@question(weight=2)
+def test_batched(submission, tol, draw):
+    """Inputs with one batch dimension."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward on batched inputs")
+
+
+@question
+def test_two_batch_dimensions(submission, tol, draw):
+    """Inputs with two batch dimensions."""
+    batch, sizes = _sized(draw, 2)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward with two batch dimensions")
+
+
+@question(weight=2)
+def test_self_attention_square_scores(submission, tol, draw):
+    """L_q = L_k: every product fits, so only the values tell a missing transpose."""
+    batch, sizes = _sized(draw, square=True)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward with L_q = L_k")
+
+
+@question
+def test_broadcast_batch_is_summed_back(submission, tol, draw):
+    """Q (B1, B2, L_q, d_k) against K, V (B2, L_k, d): dK and dV are summed over the broadcast axis."""
+    (b1, b2), sizes = _sized(draw, 2)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, (b1, b2), (b2,), sizes=sizes),
+                     what="attention backward with broadcast batch dimensions")
+
+
+@question
+def test_float32_stays_float32(submission, tol, draw):
+    """float32 inputs give float32 dQ, dK and dV."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, dtype=np.float32, sizes=sizes),
+                     what="attention backward on float32 inputs")
+
+
+@question(weight=2)
+def test_causal_mask(submission, tol, draw):
+    """A causal (L, L) boolean mask over batched self-attention."""
+    batch, sizes = _sized(draw, square=True)
+    mask = np.tril(np.ones((sizes[0], sizes[0]), dtype=bool))
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
+                     what="attention backward with a causal mask")
+
+
+@question
+def test_integer_mask(submission, tol, draw):
+    """A 0/1 integer mask means the same as a boolean one."""
+    batch, sizes = _sized(draw)
+    mask = draw.mask(sizes[:2], dtype=np.int64)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
+                     what="attention backward with a 0/1 integer mask")
+
+
+@question(weight=2)
+def test_padding_queries_get_exactly_zero_gradient(submission, tol, draw):
+    """Queries with no allowed key get dQ = 0, even when the forward pass filled masked scores with -1e9."""
+    batch, sizes = _sized(draw)
+    Q, K, V, _, dZ = _problem(draw, batch, batch, sizes=sizes)
+    mask = draw.mask((*batch, Q.shape[-2], K.shape[-2]))  # (B, L_q, L_k)
+    mask[-1, -1, :] = False  # a padding query: no allowed key at all
+    scores = np.where(mask, Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]), FINITE_FILL)
+    A = softmax(scores)  # (B, L_q, L_k): the padding query's row is uniform, not 0
+    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, dZ, mask, what="attention backward with padding")
+    if actual is not None and not submission.carried:
+        expect(np.all(np.asarray(actual[0])[-1, -1] == 0),
+               "attention backward: a query with no allowed key should get a gradient of exactly 0")
+
+
+@question(weight=2)
+def test_agrees_with_centred_differences(submission, tol, draw):
+    """dQ, dK, dV equal the numerical gradients of L = sum(Z * G) under a causal mask."""
+    sizes = _sizes(draw, square=True)
+    mask = np.tril(np.ones((sizes[0], sizes[0]), dtype=bool))
+    Q, K, V, A, G = _problem(draw, mask=mask, sizes=sizes)
+    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, G, mask, what="attention backward under a causal mask")
+    if actual is None or submission.carried:
+        return  # the result follows from the student's own softmax_backward: judged there
+
+    def loss(q, k, v):
+        return np.sum(scaled_dot_product_attention(q, k, v, mask)[0] * G)
+
+    numerical = (
+        numerical_gradient(lambda x: loss(x, K, V), Q),
+        numerical_gradient(lambda x: loss(Q, x, V), K),
+        numerical_gradient(lambda x: loss(Q, K, x), V),
+    )
+    for name, expected, got in zip(GRADIENT_NAMES, numerical, actual):
+        wrong = first_mismatch(expected, np.asarray(got).astype(np.float64), NUMERICAL_TOLERANCE)
+        expect(not wrong, f"{name} differs from the centred-difference gradient of sum(Z * G) {wrong}")

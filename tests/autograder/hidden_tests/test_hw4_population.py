@@ -1,0 +1,48 @@
+"""The population constants of hw4's statistical hidden tests, measured again.
+
+The hidden test of softmax_gradient_norm compares a student's mean norm with a population
+mean and standard deviation measured once with 10^6 samples. Here they are measured again
+from the reference's per-sample norms, with a fresh seed, so a wrong constant or a change
+of the contract cannot pass unnoticed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+import pytest
+
+from attn_reference import softmax, softmax_jacobian
+
+hidden = importlib.import_module("autograder.hidden_tests.hw4_gradients.test_softmax_gradient_norm")
+SAMPLES = 40_000
+SEED = 20270420
+STANDARD_ERRORS = 5
+#: The sample standard deviation of 40,000 draws is within a few percent of the true one.
+SD_RELATIVE_SLACK = 0.05
+
+
+def per_sample_norms(d_k: int, n_keys: int, scaled: bool, rng: np.random.Generator) -> np.ndarray:
+    """||diag(a) - a a^T||_F for each of SAMPLES queries, with the contract's draws."""
+    q = rng.standard_normal((SAMPLES, d_k))  # (n, d_k)
+    K = rng.standard_normal((SAMPLES, n_keys, d_k))  # (n, n_keys, d_k)
+    scores = np.einsum("nkd,nd->nk", K, q) / (math.sqrt(d_k) if scaled else 1.0)  # (n, n_keys)
+    return np.linalg.norm(softmax_jacobian(softmax(scores)), axis=(-2, -1))  # (n,)
+
+
+@pytest.mark.parametrize(("key", "population"), list(hidden.POPULATION.items()), ids=str)
+def test_population_mean_and_sd_are_right(key, population):
+    d_k, n_keys, scaled = key
+    mean, sd = population
+    norms = per_sample_norms(d_k, n_keys, scaled, np.random.default_rng(SEED))
+    allowed = STANDARD_ERRORS * (norms.std() / math.sqrt(SAMPLES) + hidden.POPULATION_STANDARD_ERROR)
+    assert abs(norms.mean() - mean) <= allowed
+    assert abs(norms.std() / sd - 1) <= SD_RELATIVE_SLACK
+
+
+def test_the_statistical_tests_can_tell_scaled_from_unscaled():
+    (scaled_mean, scaled_sd), (unscaled_mean, unscaled_sd) = (hidden.POPULATION[(64, hidden.N_KEYS, s)] for s in (True, False))
+    deviation = hidden._allowed_deviation(max(scaled_sd, unscaled_sd))
+    assert scaled_mean - unscaled_mean > 4 * deviation
