@@ -5,7 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.grade.compare import DifferenceKind, Parts, Tolerance, agrees, find_difference, mismatched, same_values
+import attn_reference
+from attn_reference.contract import OutputKind
+from autograder.errors import GraderError
+from autograder.grade.compare import (
+    DifferenceKind,
+    Parts,
+    Tolerance,
+    agrees,
+    contract,
+    documented_kind,
+    find_difference,
+    mismatched,
+    reference_function,
+    run,
+    same_values,
+    split,
+)
 
 TOL = Tolerance(rtol=1e-5, atol=1e-8)
 
@@ -73,3 +89,114 @@ def test_agrees_and_same_values():
     assert not agrees(a, Parts(False, (np.array([1.0, 5.0]),)), TOL)
     assert same_values(a, Parts(True, (np.array([1.0, np.nan]),)), TOL)
     assert not same_values(a, Parts(True, (np.array([1.0, 5.0]),)), TOL)
+
+
+def test_a_tuple_where_one_array_is_documented_says_how_long_it_is():
+    single = Parts(False, (np.zeros(3),))
+    difference = find_difference(single, (np.zeros(3), np.zeros(3)), TOL)
+    assert (difference.kind, difference.got) == (DifferenceKind.TUPLE_NOT_SINGLE, "2")
+
+
+@pytest.mark.parametrize("reference_is_tuple", [False, True])
+def test_a_ragged_result_is_not_an_array_of_the_part_it_stands_for(reference_is_tuple):
+    expected = np.zeros((2, 2))
+    ragged = [[1.0, 2.0], [3.0]]
+    if reference_is_tuple:
+        reference, actual, part = Parts(True, (expected, expected)), (expected, ragged), 1
+    else:
+        reference, actual, part = Parts(False, (expected,)), ragged, 0
+    difference = find_difference(reference, actual, TOL)
+    assert (difference.kind, difference.part, difference.actual) == (DifferenceKind.NOT_AN_ARRAY, part, None)
+    assert difference.expected is expected
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "kind"),
+    [
+        (np.ones(3, dtype=bool), np.ones(3), DifferenceKind.NOT_BOOLEAN),
+        (np.ones(3), np.ones(3, dtype=np.int64), DifferenceKind.NOT_REAL),
+    ],
+)
+def test_a_dtype_difference_names_the_part_and_keeps_both_values(expected, actual, kind):
+    reference = Parts(True, (np.zeros(2), expected))
+    difference = find_difference(reference, (np.zeros(2), actual), TOL)
+    assert (difference.kind, difference.part) == (kind, 1)
+    assert difference.expected is expected and difference.actual is actual
+
+
+def test_split_marks_only_tuples_as_tuples():
+    assert split(np.ones(2)).is_tuple is False
+    assert split((np.ones(2), np.zeros(1))).is_tuple is True
+
+
+def test_a_module_attribute_outside_all_is_no_graded_function():
+    assert "contract" not in attn_reference.__all__ and hasattr(attn_reference, "contract")
+    with pytest.raises(GraderError, match="no graded function 'contract'"):
+        reference_function("contract")
+
+
+def test_a_graded_name_without_a_contract_is_a_grader_error_saying_so(monkeypatch):
+    def uncontracted():
+        """A graded name whose function carries no contract."""
+
+    monkeypatch.setattr(attn_reference, "uncontracted", uncontracted, raising=False)
+    monkeypatch.setattr(attn_reference, "__all__", [*attn_reference.__all__, "uncontracted"])
+    with pytest.raises(GraderError, match="^'uncontracted' has no contract$"):
+        contract("uncontracted")
+
+
+@pytest.mark.parametrize(
+    ("function", "part", "kind"),
+    [
+        ("dot_product_variance", 0, OutputKind.NUMBER),
+        ("dot_product_variance", 1, OutputKind.NUMBER),
+        ("softmax", 0, OutputKind.ARRAY),
+        ("softmax", 1, OutputKind.ARRAY),  # beyond the documented parts
+        ("dot_product_variance", 2, OutputKind.ARRAY),
+    ],
+)
+def test_documented_kind(function, part, kind):
+    assert documented_kind(function, part) is kind
+
+
+def test_run_gives_an_implementation_private_copies_of_nested_inputs():
+    inner = np.ones(3)
+    args, kwargs = ((inner,),), {"extra": [inner]}
+
+    def clobber(pair, extra):
+        pair[0][:] = 0.0
+        extra[0][:] = 0.0
+        return pair[0]
+
+    result = run(clobber, args, kwargs)
+    assert isinstance(result, Parts) and np.array_equal(result.arrays[0], np.zeros(3))
+    assert np.array_equal(inner, np.ones(3))
+
+
+@pytest.mark.filterwarnings("error")
+def test_run_silences_floating_point_warnings_of_an_implementation():
+    result = run(lambda x: x / 0.0, (np.array([1.0, -1.0]),), {})
+    assert isinstance(result, Parts)
+    assert np.array_equal(result.arrays[0], np.array([np.inf, -np.inf]))
+
+
+@pytest.mark.filterwarnings("error")
+def test_comparing_huge_values_of_opposite_signs_warns_nothing():
+    # expected - actual overflows float64; the values are simply far apart.
+    huge, opposite = np.array([1e308]), np.array([-1e308])
+    assert mismatched(huge, opposite, TOL).all()
+    assert not same_values(Parts(False, (huge,)), Parts(False, (opposite,)), TOL)
+
+
+def test_same_values_needs_the_same_structure():
+    values = (np.ones(2),)
+    assert not same_values(Parts(True, values), Parts(False, values), TOL)
+    assert not same_values(Parts(True, values), Parts(True, values + values), TOL)
+    assert same_values(Parts(True, values), Parts(True, values), TOL)
+
+
+def test_same_values_uses_both_tolerances():
+    # |1.05 - 1| = 0.05 <= rtol 0.1 * 1; |0.05 - 0| = 0.05 <= atol 0.1; numpy's defaults accept neither.
+    assert same_values(Parts(False, (np.array([1.0]),)), Parts(False, (np.array([1.05]),)), Tolerance(rtol=0.1, atol=0.0))
+    assert same_values(Parts(False, (np.array([0.0]),)), Parts(False, (np.array([0.05]),)), Tolerance(rtol=0.0, atol=0.1))
+    assert not same_values(Parts(False, (np.array([1.0]),)), Parts(False, (np.array([1.05]),)), TOL)
