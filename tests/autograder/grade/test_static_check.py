@@ -135,3 +135,26 @@ def test_an_ordinary_call_with_a_string_is_not_an_import():
 
 def test_the_allowed_list_is_the_one_given():
     assert violations("import math\nimport numpy\n", allowed=("numpy",)) == [ImportViolation("math", 1)]
+
+
+def test_syntax_error_message_gives_line_column_and_the_line_as_written():
+    # ")" is the 12th character of "    return )": 4 spaces, "return", a space, then ")".
+    assert load_failure("def f():\n    return )\n") == "mine.py does not parse: unmatched ')' (line 2, column 12)\n        return )"
+
+
+def test_a_syntax_error_without_column_or_text_gives_just_the_line(monkeypatch):
+    def fails(source, *args, **kwargs):
+        raise SyntaxError("too many nested blocks", ("mine.py", 7, None, None))
+
+    monkeypatch.setattr(ast, "parse", fails)
+    assert load_failure("pass\n") == "mine.py does not parse: too many nested blocks (line 7)"
+
+
+def test_source_that_cannot_be_encoded_is_a_load_failure_saying_why():
+    # A lone surrogate (e.g. "\ud800" escaped in a notebook's JSON) cannot be encoded to UTF-8 for the parser.
+    message = load_failure('x = "\ud800"\n')
+    assert message.startswith("mine.py cannot be parsed: ") and "surrogates not allowed" in message
+
+
+def test_a_call_of_a_computed_function_with_a_string_is_not_an_import():
+    assert violations('handlers = [print]\nhandlers[0]("torch")\nmake()("scipy")\n') == []
