@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,20 @@ def test_integrity_ok_is_false_when_an_index_disagrees_with_its_table(tmp_path):
     connection.commit()
     connection.close()
     with Gradebook(path) as book:
+        assert not book.integrity_ok()
+
+
+def test_integrity_ok_is_false_when_the_pages_after_the_header_are_overwritten(tmp_path):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        for index in range(30):
+            book.record(make_row(student=f"s{index}"))
+    with closing(sqlite3.connect(path)) as connection:
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    data = bytearray(path.read_bytes())
+    data[page_size:] = b"\xff" * (len(data) - page_size)  # page 1 (header, schema) stays readable
+    path.write_bytes(bytes(data))
+    with Gradebook(path) as book:  # SQLite's check raises "database disk image is malformed"
         assert not book.integrity_ok()
 
 
