@@ -10,23 +10,31 @@ from pathlib import Path
 
 import click
 
-from autograder.config import DEFAULT_COURSE_FILE, ConfigError
+from autograder.config import DEFAULT_COURSE_FILE
+from autograder.errors import GraderError
 
 
 class CourseCommandError(click.ClickException):
     """A user-facing error: printed without a traceback, exit code 1."""
 
 
+class _Commands(click.Group):
+    """The command group; the one place where a grader error becomes a message for the user."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except GraderError as error:  # ConfigError too: its message names the key and the line
+            raise CourseCommandError(str(error)) from None
+
+
 def _course(ctx: click.Context):
     from autograder.config import load_course
 
-    try:
-        return load_course(ctx.obj["course_file"])
-    except ConfigError as error:
-        raise CourseCommandError(str(error)) from None
+    return load_course(ctx.obj["course_file"])
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--course",
     "course_file",
@@ -88,10 +96,7 @@ def _prestart_worker(course) -> None:
 
 
 def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
-    try:
-        return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
-    except ConfigError as error:
-        raise CourseCommandError(str(error)) from None
+    return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
 
 
 @main.command()
@@ -102,17 +107,13 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
     """Generate the student releases in assignments/ from solutions/ (all assignments by default)."""
     from autograder.build import build_release, release_drift, write_release
     from autograder.build.leaks import course_forbidden_lines, find_leaks
-    from autograder.errors import GraderError
     from autograder.paths import ASSIGNMENTS_DIR
 
     course = _course(ctx)
     forbidden = course_forbidden_lines(course) if check_only else {}
     drifted = []
     for assignment_id in _assignment_ids(course, assignment_ids):
-        try:
-            files = build_release(course, assignment_id)
-        except GraderError as error:
-            raise CourseCommandError(str(error)) from None
+        files = build_release(course, assignment_id)
         out = ASSIGNMENTS_DIR / assignment_id
         if check_only:
             drift = release_drift(files, out)
@@ -135,12 +136,8 @@ def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
     course = _course(ctx)
     _prestart_worker(course)
     from autograder.check.api import check_submission, format_check
-    from autograder.errors import GraderError
 
-    try:
-        report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
-    except GraderError as error:
-        raise CourseCommandError(str(error)) from None
+    report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
     click.echo(format_check(report))
 
 
@@ -190,8 +187,6 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     Given a class folder (one file or folder per student, named after the student), grade
     every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
-    from autograder.errors import GraderError
-
     course = _course(ctx)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
     if batch or (batch is None and _is_class_folder(submission, assignment)):
@@ -201,10 +196,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 
-    try:
-        result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at)
-    except GraderError as error:
-        raise CourseCommandError(str(error)) from None
+    result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at)
     text = FORMATTERS[output_format](result)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -16,14 +16,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
+
 #: course.yml at the project root, used when no other path is given.
 DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 
 _ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-class ConfigError(ValueError):
-    """course.yml is missing, not YAML, or does not fit the schema."""
 
 
 class _Strict(BaseModel):

@@ -249,3 +249,16 @@ def test_the_late_policy_applies_to_one_submission_given_its_time(tmp_path):
     late = (HW1.due + dt.timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%S%z")
     result = run("grade", HW1.id, path, "--format", "json", "--submitted-at", late)
     assert result.exit_code == 0 and json.loads(result.output)["days_late"] == 3
+
+
+def test_a_grader_error_anywhere_below_the_cli_is_one_message_without_a_traceback(tmp_path, monkeypatch):
+    import autograder.grade.api
+    from autograder.errors import GraderError
+
+    def broken(*args, **kwargs):
+        raise GraderError("the hidden tests are missing: reinstall the course")
+
+    monkeypatch.setattr(autograder.grade.api, "grade_submission", broken)
+    result = run("grade", HW1.id, tmp_path / HW1.module)
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: the hidden tests are missing: reinstall the course"
