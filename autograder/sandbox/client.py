@@ -34,7 +34,8 @@ from autograder.errors import (
 )
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
-from autograder.sandbox.launcher import WorkerProcess, describe_exit, detect_isolation
+from autograder.sandbox.isolation import Isolation, detect_isolation
+from autograder.sandbox.process import WorkerProcess, describe_exit
 from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
@@ -239,9 +240,8 @@ class SandboxedSubmission:
         Timeouts and resource limits (course.yml ``defaults``).
     filename : str
         Name shown in the student's tracebacks.
-    isolation : str, optional
-        Force a level from :data:`autograder.sandbox.launcher.ISOLATION_LEVELS`;
-        by default the strongest that works here (:func:`detect_isolation`).
+    isolation : Isolation, optional
+        Force a level; by default the strongest that works here (:func:`detect_isolation`).
 
     Examples
     --------
@@ -251,12 +251,12 @@ class SandboxedSubmission:
     """
 
     def __init__(self, module_name: str, source: str, limits: Defaults, filename: str = "<submission>",
-                 *, isolation: str | None = None):
+                 *, isolation: Isolation | None = None):
         self.module_name = module_name
         self.source = source
         self.limits = limits
         self.filename = filename
-        self.isolation = isolation or detect_isolation()
+        self.isolation = Isolation(isolation) if isolation else detect_isolation()
         self._output = OutputCapture(limits.output_limit_kb * protocol.KIB)
         self._link: _Link | None = None
         self._budget_end: float | None = None
@@ -320,7 +320,7 @@ class SandboxedSubmission:
         """
         arrays: list[np.ndarray] = []
         header = {
-            "op": protocol.OP_CALL,
+            "op": protocol.Op.CALL,
             "function": function,
             "args": protocol.encode_value(tuple(args), arrays, _seed_of),
             "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
@@ -345,7 +345,7 @@ class SandboxedSubmission:
     def ping(self) -> None:
         """Round-trip an empty request (starts the worker if needed)."""
         self._ensure_worker()
-        self._exchange({"op": protocol.OP_PING}, [], self._deadline(self.limits.call_timeout_s), "ping")
+        self._exchange({"op": protocol.Op.PING}, [], self._deadline(self.limits.call_timeout_s), "ping")
 
     def close(self) -> None:
         """Kill the worker, keep the captured output. Idempotent."""
@@ -429,7 +429,7 @@ class SandboxedSubmission:
             raise LoadFailed(self._load_error)
         self._link = _Link(take_worker(self.limits, self.isolation), self._output)
         self._await_greeting()
-        header = {"op": protocol.OP_LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
+        header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
             self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
         except CallTimeout:
@@ -451,7 +451,7 @@ class SandboxedSubmission:
                 raise CallTimeout(self._budget_message()) from None
             detail = f"{type(error).__name__} {error}".strip()
             raise GraderError(f"the sandbox worker ({self.isolation}) did not start: {detail}\n{link.output.text}") from None
-        if hello.header.get("op") != protocol.OP_HELLO:
+        if hello.header.get("op") != protocol.Op.HELLO:
             self._kill()
             raise GraderError(f"the sandbox worker greeted with {hello.header!r}")
 

@@ -21,7 +21,11 @@ import time
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
-from autograder.sandbox.launcher import BWRAP, WORKER_ENV, close_quietly, kill_session, zygote_command
+from autograder.sandbox.host import WORKER_ENV
+from autograder.sandbox.isolation import Isolation
+from autograder.sandbox.launcher import zygote_command
+from autograder.sandbox.process import close_quietly, kill_session
+from autograder.sandbox.protocol import ZygoteOp
 
 #: Seconds the grader waits for the server's answer to one request.
 ZYGOTE_ANSWER_TIMEOUT_S = 20.0
@@ -82,7 +86,7 @@ class Zygote:
         response_read, response_write = os.pipe()
         output_read, output_write = os.pipe()
         try:
-            answer = self.ask({"op": "fork"}, (request_read, response_write, output_write))
+            answer = self.ask({"op": ZygoteOp.FORK}, (request_read, response_write, output_write))
         except GraderError:
             for fd in (request_write, response_read, output_read):
                 os.close(fd)
@@ -105,7 +109,7 @@ class Zygote:
 class ForkedWorker:
     """A worker forked by a :class:`Zygote`; it offers what the client uses of a started one."""
 
-    isolation = BWRAP
+    isolation = Isolation.BWRAP
 
     def __init__(self, zygote: Zygote, pid: int, request_fd: int, response_fd: int, output_fd: int):
         self.zygote = zygote
@@ -118,7 +122,7 @@ class ForkedWorker:
 
     def alive(self) -> bool:
         if self.returncode is None and not self.finished and self.zygote.alive():
-            self.returncode = self.zygote.ask({"op": "status", "pid": self.pid}).get("returncode")
+            self.returncode = self.zygote.ask({"op": ZygoteOp.STATUS, "pid": self.pid}).get("returncode")
         return self.returncode is None and not self.finished and self.zygote.alive()
 
     def exit_status(self, timeout: float) -> int | None:
@@ -131,7 +135,7 @@ class ForkedWorker:
     def kill(self) -> None:
         """End the worker and everything it started, and empty the sandbox's /tmp of its files."""
         if self.zygote.alive() and not self.finished:
-            returncode = self.zygote.ask({"op": "finish", "pid": self.pid}).get("returncode")
+            returncode = self.zygote.ask({"op": ZygoteOp.FINISH, "pid": self.pid}).get("returncode")
             self.returncode = returncode if self.returncode is None else self.returncode
         self.finished = True
 

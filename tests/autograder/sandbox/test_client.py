@@ -12,6 +12,7 @@ import pytest
 
 from autograder.errors import BadReturn, CallTimeout, LoadFailed, StudentException, WorkerCrashed
 from autograder.sandbox import launcher, protocol
+from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.client import MAX_TIMEOUTS_PER_FUNCTION
 
 from .conftest import ISOLATION, TEST_LIMITS, make_submission
@@ -74,7 +75,7 @@ def test_an_endless_loop_times_out_and_the_next_call_restarts_the_worker(sandbox
     assert "before the loop" in sub.captured_output
 
 
-@pytest.mark.parametrize("level", [ISOLATION, launcher.NONE])
+@pytest.mark.parametrize("level", [ISOLATION, Isolation.NONE])
 def test_a_loop_that_ignores_sigterm_and_sigint_is_killed(sandbox, level):
     sub = sandbox(TROUBLE, isolation=level)
     started = time.monotonic()
@@ -109,7 +110,7 @@ def test_a_dying_worker_is_worker_crashed_and_restarted(sandbox, function, words
 
 def test_the_cpu_time_limit_kills_a_spinning_worker(sandbox):
     limits = TEST_LIMITS.model_copy(update={"cpu_time_s": 1, "call_timeout_s": 20.0})
-    level = launcher.RLIMITS if ISOLATION == launcher.NONE else ISOLATION
+    level = Isolation.RLIMITS if ISOLATION == Isolation.NONE else ISOLATION
     sub = sandbox(TROUBLE, limits=limits, isolation=level)
     with pytest.raises(WorkerCrashed, match="CPU time limit"):
         sub.spin()
@@ -289,7 +290,7 @@ def test_a_function_that_keeps_hanging_is_not_run_again(sandbox):
 
 
 def test_open_files_are_bounded(sandbox):
-    if ISOLATION == launcher.NONE:
+    if ISOLATION == Isolation.NONE:
         pytest.skip("the none level sets no limits")
     sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n")
     assert int(sub.call("hoard")) < launcher.MAX_OPEN_FILES

@@ -21,7 +21,8 @@ import pytest
 
 import autograder
 from autograder.errors import CallTimeout, LoadFailed, StudentException, WorkerCrashed
-from autograder.sandbox import launcher
+from autograder.sandbox import host, isolation
+from autograder.sandbox.isolation import Isolation
 
 from .conftest import ISOLATION, TEST_LIMITS, needs_bwrap, needs_confinement
 
@@ -102,7 +103,7 @@ def write_bytes(path, size):
 
 @pytest.fixture
 def bwrapped(sandbox):
-    return sandbox(PROBES, isolation=launcher.BWRAP)
+    return sandbox(PROBES, isolation=Isolation.BWRAP)
 
 
 @pytest.fixture
@@ -138,7 +139,7 @@ def _wait_until_gone(uid: int) -> list[int]:
 def test_control_without_isolation_the_probes_see_the_grader(sandbox, listener, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("hidden")
-    sub = sandbox(PROBES, isolation=launcher.NONE)
+    sub = sandbox(PROBES, isolation=Isolation.NONE)
     assert sub.can_read(str(PROJECT_ROOT / "autograder" / "errors.py"))
     assert sub.can_read(str(secret))
     assert sub.can_list(str(PROJECT_ROOT.parent))
@@ -159,7 +160,7 @@ def test_bwrap_hides_the_project_and_the_graders_files(bwrapped, tmp_path):
     assert listed[PROJECT_ROOT] and listed[tmp_path] and listed[Path("/etc")]
     for folder, host_names in listed.items():
         assert not bwrapped.sees_any(str(folder), host_names), folder  # the sandbox's own /tmp may exist, empty
-    assert bwrapped.isolation == launcher.BWRAP
+    assert bwrapped.isolation == Isolation.BWRAP
 
 
 @needs_bwrap
@@ -171,7 +172,7 @@ def test_bwrap_has_no_network(bwrapped, listener):
 def test_bwrap_worker_runs_unprivileged_with_no_capabilities(bwrapped):
     uid, gid, parent, groups = bwrapped.identity()
     if os.geteuid() == 0:
-        assert uid == gid == launcher.sandbox_id() != 0
+        assert uid == gid == host.sandbox_id() != 0
     assert groups == 0
     assert parent == 1, "the parent seen is the sandbox's init, not the grader"
     assert bwrapped.effective_capabilities() == 0
@@ -190,7 +191,7 @@ def test_bwrap_has_its_own_pid_namespace(bwrapped):
 def test_bwrap_passes_only_the_protocol_pipes_and_a_minimal_environment(sandbox, monkeypatch):
     monkeypatch.setenv("ATTN_GRADER_SECRET", "token")
     with open(__file__, "rb"):
-        sub = sandbox(PROBES, isolation=launcher.BWRAP)
+        sub = sandbox(PROBES, isolation=Isolation.BWRAP)
         fds = sub.open_fds().tolist()
     assert len(fds) <= 6, fds
     assert not sub.has_env("ATTN_GRADER_SECRET")
@@ -208,7 +209,7 @@ def test_bwrap_offers_numpy_and_the_standard_library_but_no_other_packages(bwrap
 def test_bwrap_tmp_is_private_and_bounded_by_the_file_size_limit(bwrapped):
     assert bwrapped.write_bytes("/tmp/small.bin", 1000) == 1000
     with pytest.raises(StudentException, match="File too large|No space left"):
-        bwrapped.write_bytes("/tmp/big.bin", 2 * TEST_LIMITS.max_file_size_mb * launcher.MIB)
+        bwrapped.write_bytes("/tmp/big.bin", 2 * TEST_LIMITS.max_file_size_mb * host.MIB)
     assert not Path("/tmp/small.bin").exists()
     with pytest.raises(StudentException, match="Read-only|Permission denied"):
         bwrapped.write_bytes("/usr/evil", 10)
@@ -271,7 +272,7 @@ def test_a_fork_bomb_is_contained_and_cleaned_up(sandbox):
         sub.fork_bomb()
     assert time.monotonic() - started < TEST_LIMITS.call_timeout_s + 5
     if os.geteuid() == 0:
-        assert _wait_until_gone(launcher.sandbox_id()) == []
+        assert _wait_until_gone(host.sandbox_id()) == []
     assert sub.ok() == 1
 
 
@@ -306,7 +307,7 @@ def test_a_timed_out_sandbox_leaves_no_process_behind(sandbox):
     with pytest.raises(CallTimeout):
         sub.fork_bomb()
     if os.geteuid() == 0:
-        assert _wait_until_gone(launcher.sandbox_id()) == []
+        assert _wait_until_gone(host.sandbox_id()) == []
 
 
 # --- every available level runs the same protocol ---------------------------------------------
@@ -314,10 +315,10 @@ def test_a_timed_out_sandbox_leaves_no_process_behind(sandbox):
 
 def _levels() -> list:
     usable = {
-        launcher.BWRAP: launcher.bwrap_works(),
-        launcher.UID_RLIMITS: os.geteuid() == 0 and launcher.uid_drop_works(),
-        launcher.RLIMITS: True,
-        launcher.NONE: True,
+        Isolation.BWRAP: isolation.bwrap_works(),
+        Isolation.UID_RLIMITS: os.geteuid() == 0 and isolation.uid_drop_works(),
+        Isolation.RLIMITS: True,
+        Isolation.NONE: True,
     }
     return [
         pytest.param(level, marks=pytest.mark.skipif(not ok, reason=f"{level} cannot run the worker on this machine"))
@@ -358,7 +359,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("level", [p for p in _levels() if p.values[0] in (launcher.BWRAP, launcher.NONE)])
+@pytest.mark.parametrize("level", [p for p in _levels() if p.values[0] in (Isolation.BWRAP, Isolation.NONE)])
 def test_a_busy_worker_dies_with_the_grader(level, tmp_path):
     environment = {**os.environ, "TMPDIR": str(tmp_path)}
     grader = subprocess.Popen([sys.executable, "-c", GRADER_SCRIPT, level], stdout=subprocess.PIPE, text=True, env=environment)

@@ -8,7 +8,9 @@ import pytest
 
 from autograder.config import Defaults
 from autograder.sandbox import spares
-from autograder.sandbox.launcher import NONE, detect_isolation
+from autograder.sandbox.isolation import Isolation, detect_isolation
+
+NONE = Isolation.NONE
 
 LIMITS = Defaults(call_timeout_s=2.0)
 KEY = (LIMITS, NONE)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from autograder.errors import CallTimeout, StudentException, WorkerCrashed
-from autograder.sandbox import SandboxedSubmission, launcher, spares
+from autograder.sandbox import SandboxedSubmission, host, isolation, spares
 
 from .conftest import TEST_LIMITS
 
 pytestmark = pytest.mark.skipif(
-    not (launcher.bwrap_works() and os.geteuid() == 0),
+    not (isolation.bwrap_works() and os.geteuid() == 0),
     reason="the fork server runs only under bwrap for a root grader",
 )
 
@@ -70,7 +70,7 @@ def forked():
 def test_workers_come_from_the_fork_server_and_run_unprivileged(forked):
     sub = forked("import os\ndef who():\n    return os.getuid(), os.getppid()\n")
     uid, parent = (int(v) for v in sub.call("who"))
-    assert uid == launcher.sandbox_id() and uid != 0
+    assert uid == host.sandbox_id() and uid != 0
     assert parent != 1, "a forked worker's parent is the fork server, not the sandbox's init"
     assert spares._zygotes, "the worker should have come from a fork server"
 
