@@ -28,10 +28,27 @@ class _Commands(click.Group):
             raise CourseCommandError(str(error)) from None
 
 
-def _course(ctx: click.Context):
+def _course(ctx: click.Context, sandbox: str | None = None):
+    """course.yml, with the sandbox asked for by ``--sandbox`` (which must agree with ATTN_SANDBOX when both are set)."""
+    import os
+
     from autograder.config import load_course
 
-    return load_course(ctx.obj["course_file"])
+    course = load_course(ctx.obj["course_file"])
+    if sandbox is None:
+        return course
+    from autograder.sandbox.isolation import ISOLATION_ENV
+
+    if os.environ.get(ISOLATION_ENV, sandbox) != sandbox:
+        raise CourseCommandError(f"--sandbox {sandbox} contradicts {ISOLATION_ENV}={os.environ[ISOLATION_ENV]}")
+    return course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": sandbox})})
+
+
+SANDBOX_OPTION = click.option(
+    "--sandbox", type=click.Choice(["bwrap", "none"]), default=None,
+    help="Isolation of student code (default: course.yml, bwrap): 'none' runs it without the sandbox, which is "
+    "unsafe for untrusted code; use it only in a container that holds one submission (such as Gradescope's).",
+)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -130,10 +147,11 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
 @main.command()
 @click.argument("assignment_id")
 @click.argument("path", type=click.Path(path_type=Path), default=Path("."))
+@SANDBOX_OPTION
 @click.pass_context
-def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
+def check(ctx: click.Context, assignment_id: str, path: Path, sandbox: str | None) -> None:
     """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here)."""
-    course = _course(ctx)
+    course = _course(ctx, sandbox)
     _prestart_worker(course)
     from autograder.check.api import check_submission, format_check
 
@@ -180,14 +198,15 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder uses file times.")
+@SANDBOX_OPTION
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at) -> None:
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
     every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
-    course = _course(ctx)
+    course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
     if batch or (batch is None and _is_class_folder(submission, assignment)):
         _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade)

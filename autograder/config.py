@@ -11,7 +11,7 @@ import keyword
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -49,6 +49,12 @@ class Defaults(_Strict):
     )
     disallowed_import_penalty: float = Field(
         0.5, ge=0, le=1, description="Fraction of the score removed when a disallowed import is found."
+    )
+    sandbox: Literal["bwrap", "none"] = Field(
+        "bwrap",
+        description="How student code is isolated: 'bwrap' (bubblewrap; without it the grader refuses to grade) or "
+        "'none' (no sandbox: unsafe for untrusted code, meant for a container holding one submission, such as "
+        "Gradescope's; class folders are refused). The --sandbox option and ATTN_SANDBOX override it.",
     )
 
     @field_validator("allowed_imports")

@@ -9,6 +9,7 @@ are skipped unless ``regrade`` is set, so an interrupted batch resumes where it 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -21,8 +22,10 @@ from typing import Callable
 
 from autograder import __version__
 from autograder.batch.entries import Entry, content_hash, list_entries
+from autograder.errors import GraderError
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.sandbox.isolation import Isolation, choose_isolation
 
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
@@ -96,9 +99,9 @@ def error_row(entry: Entry, assignment: str, digest: str, message: str, max_scor
 class _GradingProcess:
     """One ``autograder.batch.worker`` child and the entry it is grading."""
 
-    def __init__(self, course_file: Path, assignment: str):
+    def __init__(self, course_file: Path, assignment: str, sandbox: str):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.batch.worker", "--course", str(course_file), assignment],
+            [sys.executable, "-m", "autograder.batch.worker", "--sandbox", sandbox, "--course", str(course_file), assignment],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
         )
         self.current: tuple[Entry, str] | None = None
@@ -119,6 +122,21 @@ class _GradingProcess:
             self.process.wait()
 
 
+def _check_sandbox(course) -> None:
+    """Refuse before grading anything when the sandbox cannot run, or when a batch would run without it.
+
+    Raises
+    ------
+    GraderError
+        With the one-line reason.
+    """
+    if choose_isolation(course.defaults) != Isolation.BWRAP:
+        raise GraderError(
+            "a class folder is graded only in the bwrap sandbox: without it one student's code could reach the next "
+            "one's files and processes; grade one submission per container with --sandbox none instead"
+        )
+
+
 def grade_batch(
     course_file: Path,
     course,
@@ -136,7 +154,13 @@ def grade_batch(
     ----------
     on_progress : callable
         Called after each entry with the row recorded (None for a skipped entry).
+
+    Raises
+    ------
+    GraderError
+        Before grading anything, when the bwrap sandbox cannot run (or is not asked for).
     """
+    _check_sandbox(course)
     assignment = course.assignment(assignment_id)
     entries = list_entries(folder)
     summary = BatchSummary(total=len(entries))
@@ -150,7 +174,8 @@ def grade_batch(
                 on_progress(None)
             else:
                 pending.append((entry, digest))
-        _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress)
+        start = functools.partial(_GradingProcess, course_file, assignment.id, course.defaults.sandbox)
+        _run(pending, start, assignment, fingerprint, book, summary, jobs, on_progress)
     return summary
 
 
@@ -164,12 +189,12 @@ def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progre
     on_progress(row)
 
 
-def _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress) -> None:
+def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint, book, summary, jobs, on_progress) -> None:
     if not pending:
         return
     queue = list(reversed(pending))
     selector = selectors.DefaultSelector()
-    workers = [_GradingProcess(course_file, assignment.id) for _ in range(min(jobs, len(pending)))]
+    workers = [start() for _ in range(min(jobs, len(pending)))]
     try:
         for worker in workers:
             selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
@@ -190,7 +215,7 @@ def _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_
                     row = error_row(
                         entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points, fingerprint
                     )
-                    workers[workers.index(worker)] = worker = _GradingProcess(course_file, assignment.id)
+                    workers[workers.index(worker)] = worker = start()
                     selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
                 worker.current = None
                 _record(book, summary, row, on_progress)

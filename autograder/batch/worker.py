@@ -35,9 +35,12 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", required=True)
+    parser.add_argument("--sandbox", choices=("bwrap", "none"), help="Override course.yml defaults.sandbox.")
     parser.add_argument("assignment")
     args = parser.parse_args(argv)
     course = load_course(args.course)
+    if args.sandbox:
+        course = course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": args.sandbox})})
     keep_spares(True)  # the next submission's worker starts while this one is graded
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers

@@ -22,7 +22,7 @@ The names below are loaded on first use, so that starting a worker early (see
 :func:`autograder.sandbox.spares.prestart`) does not wait for numpy to import.
 """
 
-__all__ = ["Isolation", "SandboxedSubmission", "detect_isolation"]
+__all__ = ["Isolation", "SandboxedSubmission", "choose_isolation"]
 
 
 def __getattr__(name: str):
@@ -30,7 +30,7 @@ def __getattr__(name: str):
         from autograder.sandbox.client import SandboxedSubmission
 
         return SandboxedSubmission
-    if name in ("Isolation", "detect_isolation"):
+    if name in ("Isolation", "choose_isolation"):
         from autograder.sandbox import isolation
 
         return getattr(isolation, name)

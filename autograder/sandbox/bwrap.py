@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from autograder.config import Defaults
-from autograder.sandbox.host import DIR_MODE, MIB, numpy_dirs, private_dir, python_executable
+from autograder.sandbox.host import DIR_MODE, MIB, host_site_packages, numpy_dirs, private_dir, python_executable
 
 #: Where the sandbox sees the worker files and numpy.
 SANDBOX_ROOT = "/sandbox"
@@ -77,15 +77,6 @@ def _system_mounts(mounts: _Mounts) -> None:
             mounts.args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             mounts.ro_bind(top, top)
-
-
-def host_site_packages() -> list[str]:
-    """Every site-packages folder of the grader's Python (base and virtual environment), resolved."""
-    import site
-
-    folders = site.getsitepackages([sys.base_prefix, sys.prefix]) + [site.getusersitepackages()]
-    folders += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
-    return sorted({os.path.realpath(p) for p in folders})
 
 
 def _python_mounts(mounts: _Mounts) -> None:

@@ -34,7 +34,7 @@ from autograder.errors import (
 )
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
-from autograder.sandbox.isolation import Isolation, detect_isolation
+from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
 from autograder.sandbox.spares import take_worker
 
@@ -241,7 +241,8 @@ class SandboxedSubmission:
     filename : str
         Name shown in the student's tracebacks.
     isolation : Isolation, optional
-        Force a level; by default the strongest that works here (:func:`detect_isolation`).
+        Force a level; by default the one the limits ask for, once it is known to work
+        (:func:`~autograder.sandbox.isolation.choose_isolation`).
 
     Examples
     --------
@@ -256,7 +257,7 @@ class SandboxedSubmission:
         self.source = source
         self.limits = limits
         self.filename = filename
-        self.isolation = Isolation(isolation) if isolation else detect_isolation()
+        self.isolation = Isolation(isolation) if isolation else choose_isolation(limits)
         self._output = OutputCapture(limits.output_limit_kb * protocol.KIB)
         self._link: _Link | None = None
         self._budget_end: float | None = None

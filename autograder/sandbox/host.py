@@ -8,6 +8,7 @@ the project they come from.
 from __future__ import annotations
 
 import atexit
+import glob
 import importlib.util
 import os
 import shutil
@@ -17,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from autograder.errors import GraderError
+from autograder.paths import HIDDEN_TESTS_DIR, PROJECT_ROOT
 from autograder.sandbox.sweep import remove_tree
 
 MIB = 1024 * 1024
@@ -47,6 +49,14 @@ WORKER_ENV = {
 }
 #: Interpreter flags: isolated mode, no site, no bytecode files, unbuffered output.
 PYTHON_FLAGS = ("-I", "-S", "-B", "-u")
+#: Where installed Python packages live on a host, as glob patterns under each prefix.
+SITE_PATTERNS = ("lib*/python*/site-packages", "lib*/python*/dist-packages")
+#: Prefixes searched for package folders besides the grader's own.
+SYSTEM_PREFIXES = ("/usr", "/usr/local", "/opt")
+#: Top-level folders the dynamic loader and the interpreter need.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Devices a worker without bwrap may read and write.
+WORKER_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
 
 
 def python_executable() -> str:
@@ -136,3 +146,55 @@ def processes_of(uid: int) -> int:
         except OSError:
             continue
     return count
+
+
+def host_site_packages() -> list[str]:
+    """Every folder of installed packages on this host a worker could import from, resolved.
+
+    The grader's own (base installation, virtual environment, user site), the system's
+    (``/usr/lib/python3/dist-packages`` and the like), and any on ``sys.path``.
+    """
+    import site
+
+    prefixes = {*SYSTEM_PREFIXES, sys.base_prefix, sys.prefix}
+    folders = site.getsitepackages(sorted(prefixes)) + [site.getusersitepackages()]
+    folders += [match for prefix in prefixes for pattern in SITE_PATTERNS for match in glob.glob(os.path.join(prefix, pattern))]
+    folders += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    return sorted({os.path.realpath(p) for p in folders if os.path.isdir(p)})
+
+
+def forbidden_paths() -> list[str]:
+    """What a worker must never read: installed packages, the project (hidden tests included)."""
+    return sorted({*host_site_packages(), str(PROJECT_ROOT), str(HIDDEN_TESTS_DIR)})
+
+
+def _beneath(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _carve(root: str, forbidden: list[str]) -> list[str]:
+    """``root`` if it holds nothing forbidden, else the parts of it that hold nothing forbidden."""
+    if any(_beneath(root, f) for f in forbidden):
+        return []
+    if not any(_beneath(f, root) for f in forbidden):
+        return [root]
+    try:
+        children = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [part for name in children for part in _carve(os.path.realpath(os.path.join(root, name)), forbidden)]
+
+
+@lru_cache(maxsize=None)
+def readable_without_bwrap() -> tuple[str, ...]:
+    """What a worker confined by Landlock may read: system folders and the interpreter, minus every
+    folder of :func:`forbidden_paths`, plus numpy and the worker's own files."""
+    forbidden = forbidden_paths()
+    roots = {os.path.realpath(p) for p in (*SYSTEM_FOLDERS, sys.base_prefix) if os.path.exists(p)}
+    carved = [part for root in sorted(roots) for part in _carve(root, forbidden)]
+    return tuple(sorted(set(carved))) + (*numpy_dirs().values(), os.path.join(private_dir(), "worker"), "/proc/self")
+
+
+def landlock_rules(tmp_dir: str) -> dict:
+    """The worker's Landlock rules: read (see :func:`readable_without_bwrap`), write ``tmp_dir``, a few devices."""
+    return {"read": list(readable_without_bwrap()), "write": [tmp_dir], "devices": list(WORKER_DEVICES)}

@@ -12,8 +12,16 @@ import os
 from autograder.config import Defaults
 from autograder.errors import GraderError
 from autograder.sandbox.bwrap import SANDBOX_ROOT, bwrap_arguments, bwrap_executable
-from autograder.sandbox.host import MIB, PYTHON_FLAGS, private_dir, processes_of, python_executable, sandbox_id
-from autograder.sandbox.isolation import Isolation
+from autograder.sandbox.host import (
+    MIB,
+    PYTHON_FLAGS,
+    landlock_rules,
+    private_dir,
+    processes_of,
+    python_executable,
+    sandbox_id,
+)
+from autograder.sandbox.isolation import Isolation, uid_drop_works
 
 #: Files a worker may hold open: the protocol and numpy need a handful.
 MAX_OPEN_FILES = 64
@@ -31,12 +39,24 @@ def _lowered(resource_name: str, soft: int, hard: int) -> list[int]:
     return [soft, hard]
 
 
-def rlimits(limits: Defaults, isolation: Isolation) -> dict[str, list[int]]:
-    """Resource limits for the worker, by ``resource`` constant name."""
-    if isolation == Isolation.NONE:
-        return {}
+def worker_uid(isolation: Isolation) -> int | None:
+    """The uid the worker drops to: the sandbox uid for a root grader (under bwrap, or without it
+    when that uid can run Python), else None (the worker keeps the grader's uid)."""
+    if os.geteuid() != 0:
+        return None
+    if isolation == Isolation.BWRAP or uid_drop_works():
+        return sandbox_id()
+    return None
+
+
+def rlimits(limits: Defaults, uid: int | None = None) -> dict[str, list[int]]:
+    """Resource limits for a worker running as ``uid`` (None: the grader's own), by ``resource`` name.
+
+    RLIMIT_NPROC counts every process of the worker's uid: the sandbox uid owns nothing else,
+    but a worker keeping the grader's uid is allowed ``max_processes`` beyond what that uid runs.
+    """
     processes = limits.max_processes
-    if isolation == Isolation.RLIMITS and os.getuid() != 0:
+    if uid is None and os.getuid() != 0:
         processes += processes_of(os.getuid())
     wanted = {
         "RLIMIT_AS": (limits.memory_mb * MIB,) * 2,
@@ -49,16 +69,19 @@ def rlimits(limits: Defaults, isolation: Isolation) -> dict[str, list[int]]:
     return {name: _lowered(name, soft, hard) for name, (soft, hard) in wanted.items()}
 
 
-def _worker_config(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int) -> dict:
-    drops = os.geteuid() == 0 and isolation in (Isolation.BWRAP, Isolation.UID_RLIMITS)
-    return {
+def _worker_config(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int, tmp_dir: str | None) -> dict:
+    uid = worker_uid(isolation)
+    config = {
         "in": in_fd,
         "out": out_fd,
-        "rlimits": rlimits(limits, isolation),
-        "uid": sandbox_id() if drops else None,
-        "gid": sandbox_id() if drops else None,
-        "parent_death_signal": isolation != Isolation.BWRAP,
+        "rlimits": rlimits(limits, uid),
+        "uid": uid,
+        "gid": uid,
+        "parent_death_signal": isolation == Isolation.NONE,
     }
+    if isolation == Isolation.NONE:
+        config.update(chdir=tmp_dir, drop_capabilities=True, landlock=landlock_rules(tmp_dir))
+    return config
 
 
 def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
@@ -72,7 +95,7 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
     config = {
         "zygote": True,
         "control": control_fd,
-        "rlimits": rlimits(limits, Isolation.BWRAP),
+        "rlimits": rlimits(limits, sandbox_id()),
         "uid": sandbox_id(),
         "gid": sandbox_id(),
     }
@@ -88,9 +111,12 @@ def _bwrapped_worker(limits: Defaults, config: dict) -> list[str]:
     return [executable, *bwrap_arguments(limits), python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
 
 
-def worker_command(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int) -> list[str]:
-    """The argv that starts the worker at ``isolation``, talking on ``in_fd``/``out_fd``."""
-    config = _worker_config(limits, isolation, in_fd, out_fd)
+def worker_command(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int, tmp_dir: str | None = None) -> list[str]:
+    """The argv that starts the worker at ``isolation``, talking on ``in_fd``/``out_fd``.
+
+    Without bwrap, ``tmp_dir`` is the worker's private folder: the only place it may write.
+    """
+    config = _worker_config(limits, isolation, in_fd, out_fd, tmp_dir)
     if isolation == Isolation.BWRAP:
         return _bwrapped_worker(limits, config)
     script = os.path.join(private_dir(), "worker", "worker.py")

