@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from autograder.config import Defaults
-from autograder.sandbox.host import DIR_MODE, MIB, host_site_packages, numpy_dirs, private_dir, python_executable
+from autograder.sandbox.host import DIR_MODE, host_site_packages, numpy_dirs, private_dir, python_executable
 
 #: Where the sandbox sees the worker files and numpy.
 SANDBOX_ROOT = "/sandbox"
@@ -22,8 +22,10 @@ SANDBOX_ROOT = "/sandbox"
 HIDDEN_MODE = 0o555
 #: Mode of the sandbox's /tmp (writable by all, sticky).
 TMP_MODE = 0o1777
-#: Smallest /tmp in the sandbox (a tmpfs of size 0 would be unlimited).
+#: Smallest /tmp in the sandbox (a tmpfs of size 0 would be unlimited); each worker mounts its own over it.
 MIN_TMP_BYTES = 1024 * 1024
+#: What the worker keeps until it has set itself up (see :func:`autograder.sandbox.confine.confine`).
+WORKER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN")
 
 
 def bwrap_executable() -> str | None:
@@ -100,12 +102,11 @@ def bwrap_arguments(limits: Defaults) -> list[str]:
     mounts.ro_bind(os.path.join(private_dir(), "worker"), f"{SANDBOX_ROOT}/worker")
     for name, path in numpy_dirs().items():
         mounts.ro_bind(path, f"{SANDBOX_ROOT}/site/{name}")
-    tmp_bytes = max(limits.max_file_size_mb * MIB, MIN_TMP_BYTES)
     namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if os.geteuid() == 0:
-        privileges = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    else:
-        privileges = ["--unshare-user", "--disable-userns"]
+    # The worker mounts its own bounded /tmp (CAP_SYS_ADMIN) and drops to the sandbox uid (CAP_SETUID,
+    # CAP_SETGID); it gives every capability up before it reads any student code.
+    capabilities = ["--cap-drop", "ALL", *(arg for cap in WORKER_CAPABILITIES for arg in ("--cap-add", cap))]
+    privileges = capabilities if os.geteuid() == 0 else ["--unshare-user", "--disable-userns", *capabilities]
     return [
         *namespaces,
         *privileges,
@@ -113,7 +114,7 @@ def bwrap_arguments(limits: Defaults) -> list[str]:
         "--new-session",
         "--hostname", "sandbox",
         *mounts.args,
-        "--perms", f"{TMP_MODE:o}", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+        "--perms", f"{TMP_MODE:o}", "--size", str(MIN_TMP_BYTES), "--tmpfs", "/tmp",
         "--proc", "/proc",
         "--dev", "/dev",
         "--chdir", "/tmp",

@@ -56,8 +56,22 @@ READ_CHUNK_BYTES = protocol.MIB
 #: Most reads of the output pipe in one go.
 MAX_DRAIN_READS = 64
 MS_PER_S = 1000
-#: Bounds on what the worker may send back.
-RESPONSE_LIMITS = protocol.Limits(kinds=protocol.RESULT_KINDS)
+#: A reply to a call may carry this much whatever the inputs (a causal mask from an int, say)...
+MIN_REPLY_BYTES = 16 * protocol.MIB
+#: ... and this many times the bytes of the arrays sent: attention weights outgrow their inputs.
+REPLY_BYTES_PER_INPUT_BYTE = 16
+#: Bounds on a reply that carries no arrays (the greeting, load, ping).
+PLAIN_REPLY_LIMITS = protocol.Limits(max_array_bytes=0, max_message_bytes=0, max_arrays=0, kinds=protocol.RESULT_KINDS)
+
+
+def reply_limits(arrays: list[np.ndarray]) -> protocol.Limits:
+    """Bounds on the reply to a call that sends ``arrays``: what the call can legitimately return.
+
+    The grader allocates nothing beyond them: a forged reply larger than this is refused
+    when its length prefix is read.
+    """
+    bound = max(MIN_REPLY_BYTES, REPLY_BYTES_PER_INPUT_BYTE * sum(a.nbytes for a in arrays))
+    return protocol.Limits(max_array_bytes=bound, max_message_bytes=bound, kinds=protocol.RESULT_KINDS)
 
 _WORKER_ERRORS = {
     cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
@@ -166,9 +180,9 @@ class _Link:
             data += chunk
         return bytes(data)
 
-    def receive(self, deadline: float) -> protocol.Message:
-        """One bounded, validated frame from the worker."""
-        return protocol.read_message(lambda size: self.read_exact(size, deadline), RESPONSE_LIMITS)
+    def receive(self, deadline: float, limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
+        """One frame from the worker, validated and bounded by ``limits``."""
+        return protocol.read_message(lambda size: self.read_exact(size, deadline), limits)
 
 
 @dataclass(frozen=True)
@@ -332,7 +346,8 @@ class SandboxedSubmission:
             raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
         self._ensure_worker()
         try:
-            message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()")
+            message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()",
+                                     reply_limits(arrays))
         except CallTimeout:
             self._timeouts[function] = self._timeouts.get(function, 0) + 1
             raise
@@ -456,8 +471,9 @@ class SandboxedSubmission:
             self._kill()
             raise GraderError(f"the sandbox worker greeted with {hello.header!r}")
 
-    def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str) -> protocol.Message:
-        """Send one request and return its successful response.
+    def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str,
+                  limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
+        """Send one request and return its successful response (bounded by ``limits``).
 
         Raises
         ------
@@ -470,7 +486,7 @@ class SandboxedSubmission:
         header = {**header, "id": self._next_id}
         try:
             self._link.send(protocol.encode_message(header, arrays), deadline)
-            response = self._link.receive(deadline)
+            response = self._link.receive(deadline, limits)
         except _Expired:
             raise self._timed_out(what) from None
         except _WorkerGone:

@@ -11,7 +11,7 @@ import os
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
-from autograder.sandbox.bwrap import SANDBOX_ROOT, bwrap_arguments, bwrap_executable
+from autograder.sandbox.bwrap import MIN_TMP_BYTES, SANDBOX_ROOT, bwrap_arguments, bwrap_executable
 from autograder.sandbox.host import (
     MIB,
     PYTHON_FLAGS,
@@ -69,6 +69,11 @@ def rlimits(limits: Defaults, uid: int | None = None) -> dict[str, list[int]]:
     return {name: _lowered(name, soft, hard) for name, (soft, hard) in wanted.items()}
 
 
+def tmp_bounds(limits: Defaults) -> dict:
+    """The bounds of a worker's own /tmp under bwrap: bytes and files."""
+    return {"size": max(limits.max_file_size_mb * MIB, MIN_TMP_BYTES), "files": limits.tmp_max_files}
+
+
 def _worker_config(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int, tmp_dir: str | None) -> dict:
     uid = worker_uid(isolation)
     config = {
@@ -77,10 +82,13 @@ def _worker_config(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: i
         "rlimits": rlimits(limits, uid),
         "uid": uid,
         "gid": uid,
+        "drop_capabilities": True,
         "parent_death_signal": isolation == Isolation.NONE,
     }
     if isolation == Isolation.NONE:
-        config.update(chdir=tmp_dir, drop_capabilities=True, landlock=landlock_rules(tmp_dir))
+        config.update(chdir=tmp_dir, landlock=landlock_rules(tmp_dir))
+    else:
+        config.update(tmp=tmp_bounds(limits))
     return config
 
 
@@ -98,6 +106,8 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
         "rlimits": rlimits(limits, sandbox_id()),
         "uid": sandbox_id(),
         "gid": sandbox_id(),
+        "drop_capabilities": True,
+        "tmp": tmp_bounds(limits),
     }
     return _bwrapped_worker(limits, config)
 

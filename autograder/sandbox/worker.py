@@ -26,6 +26,11 @@ import sys
 import traceback
 import types
 
+#: One thread for every numerical library: RLIMIT_NPROC counts threads, RLIMIT_AS their stacks.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                  "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_variable] = "1"
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if not __package__:
     sys.path.append(os.path.join(os.path.dirname(_HERE), "site"))

@@ -305,3 +305,49 @@ def test_without_bubblewrap_the_grader_refuses_in_one_line_saying_how_to_get_it(
     lines = (done.stdout + done.stderr).strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1, lines
     assert "bubblewrap" in lines[0] and "--sandbox none" in lines[0] and '"score"' not in done.stdout
+
+
+# --- a submission as a whole is bounded, not each of its processes -------------------------------------
+
+#: What each child of the hoarder allocates and touches, and the most it tries in all.
+HOARD_CHUNK_MB = 100
+HOARD_GOAL_MB = 2000
+HOARD = '''
+import os, time
+import numpy as np
+children, held = [], 0
+while held < {goal}:
+    ready, done = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        try:
+            block = np.ones({chunk} * 2**20 // 8)
+            os.write(done, b"1")
+        finally:
+            time.sleep(30)
+            os._exit(0)
+    children.append(pid)
+    os.close(done)
+    if os.read(ready, 1) != b"1":
+        break
+    held += {chunk}
+print("HELD", held, flush=True)
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+'''
+
+
+def test_forked_children_cannot_take_more_memory_than_the_submission_bound(tmp_path):
+    """course.yml's own limits: max_processes x memory_mb is the most a submission can hold (about 1 GiB)."""
+    course = BASE.model_copy(update={"defaults": BASE.defaults.model_copy(update={"call_timeout_s": 10.0})})
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION + HOARD.format(goal=HOARD_GOAL_MB, chunk=HOARD_CHUNK_MB), encoding="utf-8")
+    result = grade_submission(course, HW1.id, path)
+    held = int(result.student_output.split("HELD")[1].split()[0])
+    bound = BASE.defaults.max_processes * BASE.defaults.memory_mb
+    assert held < bound <= 1024, f"the submission held {held} MB"
+    assert result.raw_score == FULL

@@ -6,6 +6,7 @@ import json
 import os
 import struct
 import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -258,6 +259,52 @@ def test_a_forged_reply_in_turn_still_cannot_claim_a_grader_side_failure(sandbox
     )
     with pytest.raises(WorkerCrashed, match="unknown failure"):
         sub.forge()
+
+
+#: The size of a forged reply, and what the grader may allocate while refusing it.
+FORGED_REPLY_MB = 200
+REFUSAL_PEAK_MB = 64
+
+
+def test_a_reply_larger_than_the_call_can_return_is_refused_before_it_is_read(sandbox):
+    """A 200 MB array for a call on a few bytes of input: the grader must not read (or hold) it."""
+    sub = sandbox(
+        f"""
+        import json, os, struct, sys, time
+        import numpy as np
+        OUT = json.loads(sys.argv[1])["out"]
+        def request_id():
+            frame = sys._getframe()
+            while "header" not in frame.f_locals:
+                frame = frame.f_back
+            return frame.f_locals["header"]["id"]
+        def write_all(data):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(OUT, view):]
+        def forge(x):
+            npy = {_npy_header("<f8", (FORGED_REPLY_MB * 2**20 // 8,))!r}
+            header = json.dumps({{"id": request_id(), "ok": True, "result": {{"t": "array", "i": 0}},
+                                  "observed": {{"mutated": [], "returned": {{"container": None, "parts": ["ndarray"]}}}}}}).encode()
+            write_all(b"ATN1" + struct.pack("!II", len(header), 1) + header + struct.pack("!Q", len(npy) + {FORGED_REPLY_MB} * 2**20) + npy)
+            zeros = bytes(2**20)
+            for _ in range({FORGED_REPLY_MB}):
+                write_all(zeros)
+            time.sleep(30)
+        def ok():
+            return 1
+        """,
+        limits=TEST_LIMITS.model_copy(update={"call_timeout_s": 20.0}),
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadReturn, match="bytes"):
+            sub.forge(np.ones(4))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < REFUSAL_PEAK_MB * 2**20, f"the grader peaked at {peak / 2**20:.0f} MB"
+    assert sub.ok() == 1
 
 
 def test_a_forged_frame_at_import_is_a_load_failure(sandbox):
