@@ -7,9 +7,11 @@ import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
+from autograder.sandbox.cgroups import SubmissionCgroups, entering, submission_cgroups
 from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, python_executable
 from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.launcher import worker_command, worker_uid
@@ -163,6 +165,8 @@ class WorkerProcess:
         The uid it dropped to (None: the grader's).
     tmp_dir : str or None
         Without bwrap, its private folder (removed with it).
+    cgroup : Path or None
+        Its cgroup, when the grader was handed a cgroup v2 subtree (removed with it).
     """
 
     popen: subprocess.Popen
@@ -172,6 +176,7 @@ class WorkerProcess:
     isolation: Isolation
     uid: int | None = None
     tmp_dir: str | None = None
+    cgroup: Path | None = None
 
     @classmethod
     def spawn(cls, limits: Defaults, isolation: Isolation) -> "WorkerProcess":
@@ -188,11 +193,14 @@ class WorkerProcess:
             adopt_orphans()
             tmp_dir = _private_tmp(uid)
         environment = WORKER_ENV if tmp_dir is None else {**WORKER_ENV, "HOME": tmp_dir, "TMPDIR": tmp_dir}
+        cgroups = submission_cgroups()
+        cgroup = cgroups.create(limits.memory_mb, limits.max_processes) if cgroups is not None else None
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
+        command = worker_command(limits, isolation, request_read, response_write, tmp_dir)
         try:
             popen = subprocess.Popen(
-                worker_command(limits, isolation, request_read, response_write, tmp_dir),
+                command if cgroup is None else entering(cgroup, command),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -212,7 +220,7 @@ class WorkerProcess:
         output_fd = popen.stdout.fileno()
         for fd in (request_write, response_read, output_fd):
             os.set_blocking(fd, False)
-        return cls(popen, request_write, response_read, output_fd, isolation, uid, tmp_dir)
+        return cls(popen, request_write, response_read, output_fd, isolation, uid, tmp_dir, cgroup)
 
     @property
     def pid(self) -> int:
@@ -230,6 +238,9 @@ class WorkerProcess:
         """
         kill_session(self.popen)
         reaped(self.popen.pid)
+        if self.cgroup is not None:
+            SubmissionCgroups.remove(self.cgroup)
+            self.cgroup = None
         if self.isolation != Isolation.NONE:
             return
         if self.uid is not None:

@@ -21,6 +21,7 @@ import time
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
+from autograder.sandbox.cgroups import SubmissionCgroups, entering, submission_cgroups
 from autograder.sandbox.host import WORKER_ENV
 from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.launcher import zygote_command
@@ -39,10 +40,13 @@ class Zygote:
     """The fork server process and the grader's end of its control socket."""
 
     def __init__(self, limits: Defaults):
+        cgroups = submission_cgroups()
+        self.cgroup = cgroups.create(limits.memory_mb, limits.max_processes) if cgroups is not None else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = zygote_command(limits, theirs.fileno())
         try:
             self.popen = subprocess.Popen(
-                zygote_command(limits, theirs.fileno()),
+                command if self.cgroup is None else entering(self.cgroup, command),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),), env=WORKER_ENV, cwd="/", start_new_session=True,
             )
@@ -105,6 +109,8 @@ class Zygote:
         """Kill the whole sandbox and reap it."""
         kill_session(self.popen)
         reaped(self.popen.pid)
+        if self.cgroup is not None:
+            SubmissionCgroups.remove(self.cgroup)
         self.control.close()
 
 
