@@ -52,12 +52,13 @@ def _fork_worker(config: dict, fds: list[int], control: socket.socket, serve) ->
 
 
 def sweep_uid(uid: int | None) -> None:
-    """Kill every process of the sandbox uid and remove all it left, as that uid.
+    """Kill every process of the sandbox uid, as that uid.
 
     The server itself keeps no right to signal other users; a short-lived child that
-    becomes the sandbox uid does, and ``kill(-1)`` then reaches every process of that
-    uid but itself: the worker, its children, anything it left running. The same child
-    empties the writable places and removes the System V IPC objects.
+    becomes the sandbox uid does, and ``kill(-1)`` then reaches every process of that uid
+    in the sandbox but itself: the worker, its children, anything it left running (after
+    ``setsid()`` too). Each worker had its own mount and IPC namespaces, so its /tmp and its
+    IPC objects vanish with its last process.
     """
     if uid is None:
         return
@@ -66,9 +67,6 @@ def sweep_uid(uid: int | None) -> None:
         try:
             confine.drop_privileges(uid, uid)
             sweep.kill_all_of_this_uid()
-            for folder in ("/tmp", "/dev/shm"):
-                sweep.empty_folder(folder)
-            sweep.remove_sysv_ipc()
         finally:
             os._exit(EXIT_OK)
     os.waitpid(pid, 0)

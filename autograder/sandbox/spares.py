@@ -16,7 +16,7 @@ import os
 from autograder.config import Defaults
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess
-from autograder.sandbox.zygote import ForkedWorker, Zygote
+from autograder.sandbox.zygote import ForkedWorker, Zygote, ZygoteGone
 
 _spares: dict[tuple[Defaults, Isolation], WorkerProcess] = {}
 _zygotes: dict[Defaults, Zygote] = {}
@@ -39,13 +39,28 @@ def _forks_workers(isolation: Isolation) -> bool:
     return _enabled and isolation == Isolation.BWRAP and os.geteuid() == 0
 
 
-def _forked_worker(limits: Defaults) -> ForkedWorker:
+def _zygote(limits: Defaults) -> Zygote:
+    """The live fork server for these limits, started (or replaced) as needed."""
     zygote = _zygotes.get(limits)
     if zygote is None or not zygote.alive():
         if zygote is not None:
             zygote.close()
         zygote = _zygotes[limits] = Zygote(limits)
-    return zygote.fork_worker()
+    return zygote
+
+
+def _forked_worker(limits: Defaults) -> ForkedWorker:
+    """A worker from the fork server; a server that stopped answering is replaced once.
+
+    Raises
+    ------
+    GraderError
+        When a fresh server cannot fork either.
+    """
+    try:
+        return _zygote(limits).fork_worker()
+    except ZygoteGone:
+        return _zygote(limits).fork_worker()
 
 
 def take_worker(limits: Defaults, isolation: Isolation) -> WorkerProcess | ForkedWorker:

@@ -1,4 +1,4 @@
-"""Removing what a finished worker left: its processes, files and System V IPC objects.
+"""Removing what a finished worker left: its processes and its files.
 
 Used inside the sandbox by the fork server, and in the grader for its private folders,
 so it needs the standard library only. Folder trees are walked one open folder at a time,
@@ -15,8 +15,6 @@ import stat
 
 #: Mode that lets the owner list and empty a folder whatever its mode was.
 OWNER_ONLY_MODE = 0o700
-#: ``IPC_RMID``: the command that removes a System V IPC object.
-IPC_RMID = 0
 #: How a folder is opened for the walk: never through a symbolic link.
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -105,28 +103,6 @@ def remove_tree(path: str) -> None:
         os.rmdir(path)
     except OSError:
         pass
-
-
-def remove_sysv_ipc() -> None:
-    """Remove every System V shared memory segment, semaphore set and message queue this uid may remove."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    removers = {
-        "shm": lambda ident: libc.shmctl(ident, IPC_RMID, None),
-        "sem": lambda ident: libc.semctl(ident, 0, IPC_RMID),
-        "msg": lambda ident: libc.msgctl(ident, IPC_RMID, None),
-    }
-    for kind, remove in removers.items():
-        try:
-            with open(f"/proc/sysvipc/{kind}") as listing:
-                rows = listing.read().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            fields = row.split()
-            if len(fields) > 1 and fields[1].isdigit():
-                remove(int(fields[1]))
 
 
 def kill_all_of_this_uid() -> None:

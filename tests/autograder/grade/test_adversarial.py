@@ -9,6 +9,7 @@ careless or hostile program breaks a grader (hangs, bombs, exits, odd return val
 """
 
 import hashlib
+import json
 import os
 import socket
 import subprocess
@@ -19,10 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from autograder.batch.worker import grade_line
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.grade.api import grade_submission
 from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, SOLUTIONS_DIR
+from autograder.sandbox import spares, zygote
 
 pytestmark = pytest.mark.slow
 
@@ -69,35 +72,82 @@ def _with_variance(body: str) -> str:
     return _replacing("dot_product_variance(d_k, n_samples, rng)", body)
 
 
+PATCH_NUMPY = (
+    "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.isclose = lambda a, b, *r, **k: np.ones(np.shape(a), bool)\n"
+    "np.testing.assert_allclose = lambda *a, **k: None\nnp.array_equal = lambda *a, **k: True\n"
+)
+PATCH_BUILTINS = (
+    "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda *a: 0\n"
+    "try:\n    import pytest\n    pytest.approx = lambda *a, **k: True\nexcept ImportError:\n    pass\n"
+)
+SPY = (
+    f"import os\nfor path in [{str(HIDDEN_FILE)!r}, {str(HIDDEN_TESTS_DIR.parent.parent / 'course.yml')!r}]:\n"
+    "    try:\n        print(open(path).read())\n    except OSError as error:\n        print('blocked', type(error).__name__)\n"
+    f"print(os.path.exists({str(HIDDEN_TESTS_DIR)!r}))\n"
+)
+EXITS_AT_IMPORT = {
+    "sys_exit": "import sys\nsys.exit(0)",
+    "os_exit": "import os\nos._exit(0)",
+    "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+    "kill_self": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
+}
+UNUSABLE_RETURNS = {
+    "none": "None", "string": "'0.45 0.27 0.27'", "complex": "np.asarray(x, dtype=complex)",
+    "objects": "np.array([object()] * 3)", "dict": "{'weights': x}",
+    "liar": "type('Liar', (), {'__eq__': lambda s, o: True, '__array__': None})()",
+}
+LEFT_RUNNING = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\n    os._exit(0)\n"
+#: Seconds a submission spends filling /tmp at import (inside the call timeout), making its clean-up slow.
+FILLING_S = 0.8
+TMP_FILLER = (
+    f"import os, time\ndeadline, made = time.monotonic() + {FILLING_S}, 0\ntry:\n    while time.monotonic() < deadline:\n"
+    "        os.mkdir('/tmp/%d' % made)\n        made += 1\nexcept OSError:\n    pass\n"
+)
+#: The fork server's answer timeout in the comparison: shorter than that clean-up once was.
+SHORT_ANSWER_TIMEOUT_S = 0.5
+#: Every attack as the bytes of a submission, by name: graded alone and in a batch, each must score the same.
+CORPUS = {
+    "patch_numpy": STUB + PATCH_NUMPY,
+    "patch_builtins": STUB + PATCH_BUILTINS,
+    "read_hidden_tests": SOLUTION + SPY,
+    "return_hidden_tests": _with_softmax(f"return open({str(HIDDEN_FILE)!r}).read()"),
+    "loop_at_import": SOLUTION + "\nwhile True:\n    pass\n",
+    "loop_in_function": _with_variance("while True:\n    pass"),
+    "loop_ignoring_signals": _with_variance(
+        "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "while True:\n    pass"
+    ),
+    "memory_bomb": _with_variance("blocks = []\nwhile True:\n    blocks.append(bytearray(64 * 1024 * 1024))"),
+    "fork_bomb": _with_variance("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
+    **{f"{name}_at_import": SOLUTION + "\n" + call + "\n" for name, call in EXITS_AT_IMPORT.items()},
+    "exit_in_function": _with_variance("import os\nos._exit(0)"),
+    "kill_parent_in_function": _with_variance("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"),
+    "kill_all_in_function": _with_variance("import os, signal\nos.kill(-1, signal.SIGKILL)"),
+    "left_running": SOLUTION + LEFT_RUNNING,
+    "tmp_filler": SOLUTION + TMP_FILLER,
+    **{f"returns_{name}": _with_softmax(f"import numpy as np\nreturn {value}") for name, value in UNUSABLE_RETURNS.items()},
+    "returns_nan": _with_softmax("import numpy as np\nreturn np.full(np.shape(x), np.nan)"),
+    "syntax_error": "def softmax(x:\n",
+    "empty": "",
+}
+
+
 def test_hidden_test_line_is_real():
     assert HIDDEN_LINE in HIDDEN_FILE.read_text(encoding="utf-8")
 
 
 def test_patching_numpy_comparisons_does_not_pass_a_stub(tmp_path):
-    patch = (
-        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.isclose = lambda a, b, *r, **k: np.ones(np.shape(a), bool)\n"
-        "np.testing.assert_allclose = lambda *a, **k: None\nnp.array_equal = lambda *a, **k: True\n"
-    )
-    result = _grade(tmp_path, STUB + patch)
+    result = _grade(tmp_path, CORPUS["patch_numpy"])
     assert result.score == 0 and result.load_error is None
 
 
 def test_patching_builtins_and_pytest_changes_nothing(tmp_path):
-    patch = (
-        "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.len = lambda *a: 0\n"
-        "try:\n    import pytest\n    pytest.approx = lambda *a, **k: True\nexcept ImportError:\n    pass\n"
-    )
-    result = _grade(tmp_path, STUB + patch)
+    result = _grade(tmp_path, CORPUS["patch_builtins"])
     assert result.score == 0
 
 
 def test_reading_the_hidden_tests_finds_nothing_and_shows_nothing(tmp_path):
-    spy = (
-        f"import os\nfor path in [{str(HIDDEN_FILE)!r}, {str(HIDDEN_TESTS_DIR.parent.parent / 'course.yml')!r}]:\n"
-        "    try:\n        print(open(path).read())\n    except OSError as error:\n        print('blocked', type(error).__name__)\n"
-        f"print(os.path.exists({str(HIDDEN_TESTS_DIR)!r}))\n"
-    )
-    result = _grade(tmp_path, SOLUTION + spy)
+    result = _grade(tmp_path, CORPUS["read_hidden_tests"])
     assert result.isolation == "bwrap"
     assert result.raw_score == FULL
     assert HIDDEN_LINE not in result.student_output
@@ -105,7 +155,7 @@ def test_reading_the_hidden_tests_finds_nothing_and_shows_nothing(tmp_path):
 
 
 def test_returning_the_hidden_test_text_shows_none_of_it(tmp_path):
-    result = _grade(tmp_path, _with_softmax(f"return open({str(HIDDEN_FILE)!r}).read()"))
+    result = _grade(tmp_path, CORPUS["return_hidden_tests"])
     text = repr(result)
     assert _question(result, "softmax").score == 0 and HIDDEN_LINE not in text
 
@@ -127,41 +177,39 @@ def test_overwriting_hidden_tests_and_faking_results_changes_nothing(tmp_path, m
 
 
 def test_endless_loop_at_import_fails_the_load_on_time(tmp_path):
-    result = _grade(tmp_path, SOLUTION + "\nwhile True:\n    pass\n")
+    result = _grade(tmp_path, CORPUS["loop_at_import"])
     assert result.score == 0 and result.load_error
 
 
 def test_endless_loop_in_one_function_costs_only_that_question(tmp_path):
-    result = _grade(tmp_path, _with_variance("while True:\n    pass"))
+    result = _grade(tmp_path, CORPUS["loop_in_function"])
     assert _question(result, "dot_product_variance").score == 0
     assert result.raw_score == FULL - POINTS["dot_product_variance"]
 
 
 def test_loop_ignoring_sigint_and_sigterm_is_killed(tmp_path):
-    body = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
-    result = _grade(tmp_path, _with_variance(body))
+    result = _grade(tmp_path, CORPUS["loop_ignoring_signals"])
     assert result.raw_score == FULL - POINTS["dot_product_variance"]
 
 
 def test_memory_bomb_costs_only_its_question(tmp_path):
-    result = _grade(tmp_path, _with_variance("blocks = []\nwhile True:\n    blocks.append(bytearray(64 * 1024 * 1024))"))
+    result = _grade(tmp_path, CORPUS["memory_bomb"])
     assert result.raw_score == FULL - POINTS["dot_product_variance"]
 
 
 def test_fork_bomb_is_contained(tmp_path):
-    body = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
-    result = _grade(tmp_path, _with_variance(body))
+    result = _grade(tmp_path, CORPUS["fork_bomb"])
     assert result.raw_score == FULL - POINTS["dot_product_variance"]
 
 
-@pytest.mark.parametrize("exit_call", ["import sys\nsys.exit(0)", "import os\nos._exit(0)", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"])
+@pytest.mark.parametrize("exit_call", EXITS_AT_IMPORT)
 def test_exiting_or_killing_at_import_gives_zero_with_a_reason(tmp_path, exit_call):
-    result = _grade(tmp_path, SOLUTION + "\n" + exit_call + "\n")
+    result = _grade(tmp_path, CORPUS[f"{exit_call}_at_import"])
     assert result.score == 0 and result.load_error
 
 
 def test_exit_inside_a_function_costs_only_its_question(tmp_path):
-    result = _grade(tmp_path, _with_variance("import os\nos._exit(0)"))
+    result = _grade(tmp_path, CORPUS["exit_in_function"])
     assert result.raw_score == FULL - POINTS["dot_product_variance"]
 
 
@@ -179,13 +227,9 @@ def test_network_is_unreachable(tmp_path):
     assert "CONNECTED" not in result.student_output and result.raw_score == FULL
 
 
-@pytest.mark.parametrize(
-    "returned",
-    ["None", "'0.45 0.27 0.27'", "np.asarray(x, dtype=complex)", "np.array([object()] * 3)", "{'weights': x}",
-     "type('Liar', (), {'__eq__': lambda s, o: True, '__array__': None})()"],
-)
+@pytest.mark.parametrize("returned", UNUSABLE_RETURNS)
 def test_unusable_returns_score_zero_for_that_question(tmp_path, returned):
-    result = _grade(tmp_path, _with_softmax(f"import numpy as np\nreturn {returned}"))
+    result = _grade(tmp_path, CORPUS[f"returns_{returned}"])
     assert _question(result, "softmax").score == 0
     assert _question(result, "causal_mask").score == POINTS["causal_mask"]
     assert not result.diagnoses, "an unusable return value is not a known bug"
@@ -193,7 +237,7 @@ def test_unusable_returns_score_zero_for_that_question(tmp_path, returned):
 
 
 def test_nan_outputs_score_zero_and_say_so(tmp_path):
-    result = _grade(tmp_path, _with_softmax("import numpy as np\nreturn np.full(np.shape(x), np.nan)"))
+    result = _grade(tmp_path, CORPUS["returns_nan"])
     softmax = _question(result, "softmax")
     assert softmax.score == 0 and all("non-finite" in t.message or "nan" in t.message for t in softmax.tests)
 
@@ -351,3 +395,30 @@ def test_forked_children_cannot_take_more_memory_than_the_submission_bound(tmp_p
     bound = BASE.defaults.max_processes * BASE.defaults.memory_mb
     assert held < bound <= 1024, f"the submission held {held} MB"
     assert result.raw_score == FULL
+
+
+
+# --- the same bytes, the same score: alone and in a batch ---------------------------------------------
+
+
+def _graded_in_a_batch(tmp_path: Path, sources: dict[str, str]) -> dict[str, float | str]:
+    """Each source's score graded the way a batch's grading process grades it (forked workers, one after another)."""
+    spares.keep_spares(True)
+    try:
+        scores = {}
+        for name, source in sources.items():
+            path = tmp_path / "batch" / name / HW1.module
+            path.parent.mkdir(parents=True)
+            path.write_text(source, encoding="utf-8")
+            answer = grade_line(COURSE, HW1.id, json.dumps({"key": name, "path": str(path), "submitted_at": None}))
+            scores[name] = answer["result"]["score"] if "result" in answer else answer["error"]
+        return scores
+    finally:
+        spares.keep_spares(False)
+
+
+def test_every_attack_scores_the_same_alone_and_in_a_batch(tmp_path, monkeypatch):
+    monkeypatch.setattr(zygote, "ZYGOTE_ANSWER_TIMEOUT_S", SHORT_ANSWER_TIMEOUT_S)
+    alone = {name: _grade(tmp_path / "alone" / name, source).score for name, source in CORPUS.items()
+             if not (tmp_path / "alone" / name).mkdir(parents=True)}
+    assert _graded_in_a_batch(tmp_path, CORPUS) == alone
