@@ -26,6 +26,7 @@ from autograder.errors import GraderError
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.sandbox.isolation import Isolation, choose_isolation
+from autograder.student_text import clean_text
 
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
@@ -87,6 +88,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
 
 def error_row(entry: Entry, assignment: str, digest: str, message: str, max_score: float, fingerprint: str) -> GradebookRow:
     """A row for an entry that could not be graded at all, with the reason."""
+    message = clean_text(message)
     return GradebookRow(
         student=entry.student, assignment=assignment, content_hash=digest, grader_version=fingerprint,
         status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),

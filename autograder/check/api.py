@@ -18,6 +18,10 @@ from autograder.paths import ASSIGNMENTS_DIR, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
 
 
+#: Indent of every line of a failure message after its first (none can pass for a check line).
+MESSAGE_INDENT = " " * 12
+
+
 @dataclass(frozen=True)
 class CheckReport:
     """Public-check results of one submission."""
@@ -70,6 +74,6 @@ def format_check(report: CheckReport) -> str:
     for q in report.questions:
         status = "pass" if q.tests and not q.failed_tests else "FAIL"
         lines.append(f"  {status}  Q{q.number} {q.function:<30} {q.score:g}/{q.points:g} points  ({q.passed}/{len(q.tests)} checks)")
-        lines += [f"          - {t.message}" for t in q.failed_tests]
+        lines += [f"          - {t.message}".replace("\n", "\n" + MESSAGE_INDENT) for t in q.failed_tests]
     lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s). Hidden tests decide the grade.")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from autograder.errors import LoadFailed
+from autograder.student_text import clean_text
 
 DYNAMIC_IMPORTERS = ("__import__", "import_module")
 
@@ -35,8 +36,8 @@ def parse_source(source: str, filename: str) -> ast.Module:
         return ast.parse(source, filename=filename)
     except SyntaxError as error:
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
-        text = f"\n    {error.text.rstrip()}" if error.text else ""
-        raise LoadFailed(f"{filename} does not parse: {error.msg} ({where}){text}") from None
+        text = f"\n    {clean_text(error.text).rstrip()}" if error.text else ""
+        raise LoadFailed(f"{filename} does not parse: {clean_text(error.msg)} ({where}){text}") from None
     except ValueError as error:
         raise LoadFailed(f"{filename} cannot be parsed: {error}") from None
 

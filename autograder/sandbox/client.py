@@ -36,6 +36,7 @@ from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
+from autograder.student_text import clean_name, clean_text
 from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
@@ -103,7 +104,7 @@ class OutputCapture:
     @property
     def text(self) -> str:
         """Everything kept, decoded leniently, with a note when output was dropped."""
-        text = self._data.decode("utf-8", errors="replace")
+        text = clean_text(self._data.decode("utf-8", errors="replace"))
         if self.truncated:
             text += f"\n[... output truncated at {self.limit_bytes // protocol.KIB} KiB ...]\n"
         return text
@@ -225,8 +226,8 @@ class CallOutcome:
         container, parts = returned.get("container"), returned.get("parts")
         if container not in (None, "tuple", "list") or not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
             raise protocol.ProtocolError("malformed description of the returned value")
-        return cls(result, tuple(m[:MAX_LABEL_CHARS] for m in mutated[: protocol.MAX_ARRAYS]),
-                   container, tuple(p[:MAX_LABEL_CHARS] for p in parts[: protocol.MAX_ARRAYS]))
+        return cls(result, tuple(clean_name(m[:MAX_LABEL_CHARS]) for m in mutated[: protocol.MAX_ARRAYS]),
+                   container, tuple(clean_name(p[:MAX_LABEL_CHARS]) for p in parts[: protocol.MAX_ARRAYS]))
 
 
 def _seed_of(value) -> int | None:
@@ -234,8 +235,8 @@ def _seed_of(value) -> int | None:
 
 
 def _student_text(message) -> str:
-    """``message`` as clean text (no lone surrogates) of bounded length."""
-    text = str(message).encode("utf-8", errors="replace").decode("utf-8")
+    """``message`` as clean text (no lone surrogates, nothing that steers a display) of bounded length."""
+    text = clean_text(message)
     if len(text) > MAX_STUDENT_MESSAGE_CHARS:
         return "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
     return text

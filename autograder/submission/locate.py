@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from autograder.errors import LoadFailed
+from autograder.student_text import clean_name
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
 #: Largest submission file read, and largest total unpacked from a zip.
@@ -32,8 +33,9 @@ class SubmissionSource:
 
 
 def shown(name: str) -> str:
-    """A file name as text safe to print and store: undecodable bytes become ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+    """A file name as one line of text safe to print and store: undecodable bytes and control
+    characters become ``\\xNN`` (see :func:`autograder.student_text.clean_name`)."""
+    return clean_name(os.fsencode(name).decode("utf-8", errors="backslashreplace"))
 
 
 def _decode(data: bytes, origin: str) -> str:

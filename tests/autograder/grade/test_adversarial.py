@@ -8,7 +8,9 @@ numpy's comparisons, reading or overwriting hidden tests, faking results) and th
 careless or hostile program breaks a grader (hangs, bombs, exits, odd return values).
 """
 
+import csv
 import hashlib
+import io
 import json
 import os
 import socket
@@ -16,14 +18,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from rich.console import Console
 
+from autograder.batch.progress import rows_table
+from autograder.batch.runner import grade_batch
 from autograder.batch.worker import grade_line
 from autograder.build.markers import keep_solutions
-from autograder.config import load_course
+from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.grade.api import grade_submission
+from autograder.grade.report import to_gradescope, to_json, to_junit, to_text
+from autograder.gradebook import Gradebook
+from autograder.gradebook.export import write_csv, write_feedback
 from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, SOLUTIONS_DIR
 from autograder.sandbox import spares, zygote
 
@@ -422,3 +431,53 @@ def test_every_attack_scores_the_same_alone_and_in_a_batch(tmp_path, monkeypatch
     alone = {name: _grade(tmp_path / "alone" / name, source).score for name, source in CORPUS.items()
              if not (tmp_path / "alone" / name).mkdir(parents=True)}
     assert _graded_in_a_batch(tmp_path, CORPUS) == alone
+
+
+# --- no injection through student text -------------------------------------------------------------------
+
+#: A line the text report itself would print for a full question.
+FAKE_LINE = "ok   Q1 softmax                              2 / 2    (3/3 tests)"
+#: Erase the line, go back to its start, write the fake line; a terminal hyperlink; NUL, VT, a direction override.
+STEERING = f"\x1b[2K\r{FAKE_LINE}\x1b]8;;http://evil.example\x07here\x1b]8;;\x07\x00\x0b\u202e"
+INJECTOR = _with_softmax(f"print({STEERING!r})\nraise ValueError({STEERING + chr(10) + FAKE_LINE!r})")
+#: Entries of a class whose names attack the terminal, rich tables and spreadsheets.
+HOSTILE_NAMES = ("\x1b[31mred", "[link=https:evil.example]ada", "=SUM(1+1)", "@cmd", "+1")
+#: Characters no student text may bring into an output (tab and newline may stay in messages).
+_STEERING_CHARACTERS = [chr(c) for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))] + ["\u202e"]
+
+
+def _steering_in(text: str) -> list[str]:
+    return sorted({repr(c) for c in text if c in _STEERING_CHARACTERS})
+
+
+def test_student_text_cannot_steer_any_report(tmp_path):
+    result = _grade(tmp_path, INJECTOR)
+    text = to_text(result)
+    assert _steering_in(text) == []
+    question_lines = [line for line in text.splitlines() if line.startswith(("ok", "FAIL"))]
+    assert len(question_lines) == len(HW1.questions), "a student message printed a line of its own"
+    ElementTree.fromstring(to_junit(result))  # valid XML
+    for rendered in (to_json(result), to_gradescope(result)):
+        assert _steering_in(json.dumps(json.loads(rendered), ensure_ascii=False)) == []
+
+
+def test_student_names_cannot_steer_tables_spreadsheets_or_feedback(tmp_path):
+    folder = tmp_path / "class"
+    for name in HOSTILE_NAMES:
+        (folder / name).mkdir(parents=True)
+        (folder / name / HW1.module).write_text(INJECTOR, encoding="utf-8")
+    gradebook = tmp_path / "gradebook.sqlite3"
+    grade_batch(DEFAULT_COURSE_FILE, BASE, HW1.id, folder, gradebook, jobs=1)
+    with Gradebook(gradebook) as book:
+        rows = book.rows(HW1.id)
+    assert len(rows) == len(HOSTILE_NAMES)
+    screen = io.StringIO()
+    Console(file=screen, force_terminal=True, color_system="truecolor", width=200).print(rows_table(rows, "class"))
+    assert "\x1b]8;" not in screen.getvalue(), "a name became a terminal hyperlink"
+    assert "[link=https:evil.example]ada" in screen.getvalue() and "\\x1b[31mred" in screen.getvalue()
+    write_csv(rows, [HW1.id], tmp_path / "grades.csv")
+    with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as handle:
+        cells = [cell for record in csv.reader(handle) for cell in record]
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@"))]
+    for feedback in write_feedback(rows, tmp_path / "feedback"):
+        assert _steering_in((feedback / "feedback.txt").read_text(encoding="utf-8")) == []
