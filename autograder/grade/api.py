@@ -16,7 +16,7 @@ from autograder.errors import GraderError
 from autograder.grade.late import late_fraction
 from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.run import run_on_submission
-from autograder.grade.static_check import disallowed_imports
+from autograder.grade.static_check import OUTSIDE_ALLOWED, policy_violations
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 
@@ -51,11 +51,18 @@ def _not_loaded(assignment: Assignment, origin: str, message: str, started: floa
     )
 
 
+def policy_reason(violations) -> str:
+    """Why the policy penalty applies: the disallowed imports, then each construct and what it does."""
+    imports = [f"{v.module} (line {v.line})" for v in violations if v.reason == OUTSIDE_ALLOWED]
+    parts = [f"imports outside the allowed list: {', '.join(imports)}"] if imports else []
+    parts += [f"{v.module} (line {v.line}) {v.reason}" for v in violations if v.reason != OUTSIDE_ALLOWED]
+    return "; ".join(parts)
+
+
 def _penalties(course: Course, assignment: Assignment, violations, submitted_at) -> tuple[list[Penalty], int]:
     penalties = []
     if violations:
-        names = ", ".join(f"{v.module} (line {v.line})" for v in violations)
-        penalties.append(Penalty(f"imports outside the allowed list: {names}", course.defaults.disallowed_import_penalty))
+        penalties.append(Penalty(policy_reason(violations), course.defaults.disallowed_import_penalty))
     days, fraction = late_fraction(assignment.due, submitted_at, course.late_policy)
     if fraction:
         penalties.append(Penalty(f"{days} day(s) late", fraction))
@@ -81,7 +88,7 @@ def grade_submission(
     started = time.perf_counter()
     assignment = course.assignment(assignment_id)
     run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir))
-    violations = disallowed_imports(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
+    violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
     if run.load_error is not None:
         return _not_loaded(

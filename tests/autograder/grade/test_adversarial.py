@@ -481,3 +481,31 @@ def test_student_names_cannot_steer_tables_spreadsheets_or_feedback(tmp_path):
     assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@"))]
     for feedback in write_feedback(rows, tmp_path / "feedback"):
         assert _steering_in((feedback / "feedback.txt").read_text(encoding="utf-8")) == []
+
+
+# --- policy checks that cannot be sidestepped ------------------------------------------------------------
+
+#: Ways to reach a module or run code the static import check cannot read, each with the name it is reported as.
+SIDESTEPS = {
+    "computed_import": ('helper = __import__("o" + "s")', "__import__"),
+    "importlib": ('helper = getattr(__import__("im" + "portlib"), "import_" + "module")("os")', "__import__"),
+    "exec": ('exec("import o" + "s")', "exec"),
+    "eval": ('helper = eval("__imp" + "ort__")("os")', "eval"),
+    "compile": ('exec(compile("import os", "x", "exec"))', "compile"),
+    "builtins_attribute": ('helper = (__builtins__.get if isinstance(__builtins__, dict) else __builtins__.__dict__.get)'
+                           '("__imp" + "ort__")("os")', "__builtins__"),
+    "builtins_subscript": ('helper = (__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__))'
+                           '["__imp" + "ort__"]("os")', "__builtins__"),
+}
+
+
+@pytest.mark.parametrize("sidestep", SIDESTEPS)
+def test_dynamic_code_is_disallowed_like_an_import_with_the_same_penalty(tmp_path, sidestep):
+    code, reported = SIDESTEPS[sidestep]
+    result = _grade(tmp_path, SOLUTION + "\n" + code + "\n")
+    assert result.raw_score == FULL
+    assert reported in result.import_violations
+    assert result.score == pytest.approx(FULL * (1 - LIMITS.disallowed_import_penalty))
+    (penalty,) = result.penalties
+    assert reported in penalty.reason and ("computed" in penalty.reason or "string" in penalty.reason
+                                           or "builtins" in penalty.reason or "importlib" in penalty.reason)

@@ -9,7 +9,15 @@ import pytest
 
 from autograder.config import Defaults
 from autograder.errors import LoadFailed
-from autograder.grade.static_check import ImportViolation, disallowed_imports, parse_source
+from autograder.grade.static_check import (
+    COMPUTED_IMPORT,
+    DYNAMIC_CODE,
+    OUTSIDE_ALLOWED,
+    ImportViolation,
+    disallowed_imports,
+    parse_source,
+    policy_violations,
+)
 
 ALLOWED = Defaults().allowed_imports
 
@@ -135,3 +143,39 @@ def test_an_ordinary_call_with_a_string_is_not_an_import():
 
 def test_the_allowed_list_is_the_one_given():
     assert violations("import math\nimport numpy\n", allowed=("numpy",)) == [ImportViolation("math", 1)]
+
+
+def policy(source: str) -> list[tuple[str, int, str]]:
+    return [(v.module, v.line, v.reason) for v in policy_violations(ast.parse(textwrap.dedent(source)), ALLOWED)]
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "reason"),
+    [
+        ('m = __import__("o" + "s")', "__import__", COMPUTED_IMPORT),
+        ("name = 'os'\nm = importlib.import_module(name)", "import_module", COMPUTED_IMPORT),
+        ("loader = __import__\nloader('os')", "__import__", COMPUTED_IMPORT),
+        ('exec("import os")', "exec", DYNAMIC_CODE["exec"]),
+        ("run = eval", "eval", DYNAMIC_CODE["eval"]),
+        ('code = compile("1", "x", "eval")', "compile", DYNAMIC_CODE["compile"]),
+        ("b = __builtins__", "__builtins__", DYNAMIC_CODE["__builtins__"]),
+        ("import numpy\nb = numpy.__builtins__", "__builtins__", DYNAMIC_CODE["__builtins__"]),
+    ],
+)
+def test_code_the_import_check_cannot_read_is_disallowed_with_a_reason(source, name, reason):
+    assert (name, reason) in [(module, why) for module, _, why in policy(source)]
+
+
+def test_ordinary_code_is_not_dynamic_code():
+    source = """
+        import numpy as np
+        PATTERN = np.char.compile if hasattr(np.char, "compile") else None
+        def compile_mask(n):
+            return np.tril(np.ones((n, n), bool))
+        helper = __import__("numpy")
+    """
+    assert policy(source) == []
+
+
+def test_each_construct_is_reported_once_at_its_first_line():
+    assert policy('exec("1")\nexec("2")\nimport os\n') == [("exec", 1, DYNAMIC_CODE["exec"]), ("os", 3, OUTSIDE_ALLOWED)]
