@@ -197,10 +197,16 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
-              help="When one submission was handed in (with time zone), for the late policy. A class folder uses file times.")
+              help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
+              "times from a submitted_at.csv (student,submitted_at) in it.")
+@click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False),
+              help="Gradescope's submission_metadata.json: the submission time is its created_at.")
+@click.option("--file-times", is_flag=True,
+              help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @SANDBOX_OPTION
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at, sandbox) -> None:
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
+          metadata, file_times, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
@@ -208,14 +214,19 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     """
     course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
+    if sum(map(bool, (submitted_at, metadata, file_times))) > 1:
+        raise CourseCommandError("give one source of submission times: --submitted-at, --metadata or --file-times")
     if batch or (batch is None and _is_class_folder(submission, assignment)):
-        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade)
+        if submitted_at or metadata:
+            raise CourseCommandError("a class folder takes its submission times from a submitted_at.csv in it "
+                                     "(student,submitted_at), not from --submitted-at or --metadata")
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times)
         return
     _prestart_worker(course)
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 
-    result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at)
+    result = grade_submission(course, assignment.id, submission, submitted=_submission_time(submission, submitted_at, metadata, file_times))
     text = FORMATTERS[output_format](result)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -225,8 +236,18 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         click.echo(text, nl=False)
 
 
-def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool) -> None:
-    
+def _submission_time(submission: Path, submitted_at, metadata: Path | None, file_times: bool):
+    """When one submission was handed in, from the one source given (none: no late penalty)."""
+    from autograder.grade.submitted import SubmissionTime, TimeSource, file_time, gradescope_time
+
+    if metadata is not None:
+        return gradescope_time(metadata)
+    if file_times:
+        return SubmissionTime(file_time(submission), TimeSource.FILE_TIME)
+    return SubmissionTime(submitted_at, TimeSource.OPTION) if submitted_at else SubmissionTime()
+
+
+def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
@@ -238,9 +259,11 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
     with progress_bar(console, total, f"grading {assignment.id}") as advance:
         summary = grade_batch(
             ctx.obj["course_file"], course, assignment.id, folder, gradebook_path,
-            jobs=jobs, regrade=regrade, on_progress=advance,
+            jobs=jobs, regrade=regrade, file_times=file_times, on_progress=advance,
         )
     console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
+    if not file_times and not (folder / "submitted_at.csv").is_file():
+        console.print("no submitted_at.csv in the class folder: no late penalty was applied (--file-times takes file times)")
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}"

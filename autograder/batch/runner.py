@@ -23,6 +23,7 @@ from typing import Callable
 from autograder import __version__
 from autograder.batch.entries import Entry, content_hash, list_entries
 from autograder.errors import GraderError
+from autograder.grade.submitted import TIMES_CSV, read_times_csv
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.sandbox.isolation import Isolation, choose_isolation
@@ -50,14 +51,15 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def grading_fingerprint(course_file: Path, assignment_id: str) -> str:
-    """The grader version plus a hash of what decides a score: course.yml and the hidden tests.
+def grading_fingerprint(course_file: Path, assignment_id: str, times: Path | None = None, file_times: bool = False) -> str:
+    """The grader version plus a hash of what decides a score: course.yml, the hidden tests, the submission times.
 
-    It keys resumption: change the points, the due date, a tolerance or a hidden test, and
-    the next batch grades every entry again.
+    It keys resumption: change the points, the due date, a tolerance, a hidden test or a
+    submission time (``times``, or taking file times), and the next batch grades every entry again.
     """
-    digest = hashlib.sha256(__version__.encode())
-    for path in [Path(course_file), *sorted((HIDDEN_TESTS_DIR / assignment_id).rglob("*.py"))]:
+    digest = hashlib.sha256(__version__.encode() + bytes([file_times]))
+    decisive = [Path(course_file), *sorted((HIDDEN_TESTS_DIR / assignment_id).rglob("*.py")), *([times] if times else [])]
+    for path in decisive:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"
 
@@ -80,6 +82,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
         isolation=result["isolation"],
         days_late=result["days_late"],
         submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at_source=entry.submitted_at_source,
         graded_at=_now(),
         execution_time=result["execution_time"],
         report=json.dumps({key: answer[key] for key in REPORT_KEYS}),
@@ -94,6 +97,7 @@ def error_row(entry: Entry, assignment: str, digest: str, message: str, max_scor
         status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),
         tests="[]", isolation="not started", days_late=0,
         submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at_source=entry.submitted_at_source,
         graded_at=_now(), execution_time=0.0, report=json.dumps({"error": message}),
     )
 
@@ -111,7 +115,8 @@ class _GradingProcess:
     def send(self, entry: Entry, digest: str) -> None:
         self.current = (entry, digest)
         request = {"key": digest, "path": os.fsdecode(entry.path),
-                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None}
+                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None,
+                   "submitted_at_source": entry.submitted_at_source}
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -148,12 +153,16 @@ def grade_batch(
     *,
     jobs: int = 2,
     regrade: bool = False,
+    file_times: bool = False,
     on_progress: Callable[[GradebookRow | None], None] = lambda row: None,
 ) -> BatchSummary:
     """Grade every entry of ``folder`` into the gradebook.
 
     Parameters
     ----------
+    file_times : bool
+        Take submission times from file times when the folder has no ``submitted_at.csv``
+        (file times are what the student's archive says; without either, no late penalty).
     on_progress : callable
         Called after each entry with the row recorded (None for a skipped entry).
 
@@ -164,9 +173,10 @@ def grade_batch(
     """
     _check_sandbox(course)
     assignment = course.assignment(assignment_id)
-    entries = list_entries(folder)
+    times_csv = folder / TIMES_CSV if (folder / TIMES_CSV).is_file() else None
+    entries = list_entries(folder, read_times_csv(times_csv) if times_csv else None, file_times)
     summary = BatchSummary(total=len(entries))
-    fingerprint = grading_fingerprint(course_file, assignment.id)
+    fingerprint = grading_fingerprint(course_file, assignment.id, times_csv, file_times)
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:

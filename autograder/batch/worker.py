@@ -18,6 +18,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.grade.api import grade_submission
 from autograder.grade.report import to_dict, to_gradescope_dict, to_text
+from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.sandbox.spares import keep_spares
 
 
@@ -25,8 +26,10 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
     """Grade the submission a request line names; a grader failure becomes an ``error`` answer."""
     request = json.loads(line)
     submitted_at = dt.datetime.fromisoformat(request["submitted_at"]) if request.get("submitted_at") else None
+    source = request.get("submitted_at_source") or TimeSource.NONE
     try:
-        result = grade_submission(course, assignment_id, Path(request["path"]), submitted_at=submitted_at)
+        result = grade_submission(course, assignment_id, Path(request["path"]),
+                                  submitted=SubmissionTime(submitted_at, TimeSource(source)))
         return {"key": request["key"], "result": to_dict(result), "gradescope": to_gradescope_dict(result), "text": to_text(result)}
     except Exception as error:  # a grader bug on one entry must not lose the batch
         return {"key": request["key"], "error": f"grader error: {error!r}", "trace": traceback.format_exc(limit=5)}

@@ -17,6 +17,7 @@ from autograder.grade.late import late_fraction
 from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.run import run_on_submission
 from autograder.grade.static_check import OUTSIDE_ALLOWED, policy_violations
+from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 
@@ -75,9 +76,18 @@ def grade_submission(
     path: Path,
     *,
     submitted_at: dt.datetime | None = None,
+    submitted: SubmissionTime | None = None,
     tests_dir: Path = HIDDEN_TESTS_DIR,
 ) -> GradeResult:
     """Grade the submission at ``path`` against the hidden suite of ``assignment_id``.
+
+    Parameters
+    ----------
+    submitted_at : datetime, optional
+        When it was handed in, as given by ``--submitted-at``.
+    submitted : SubmissionTime, optional
+        When it was handed in and who says so (instead of ``submitted_at``). Without
+        either, no late penalty applies.
 
     Raises
     ------
@@ -86,6 +96,8 @@ def grade_submission(
         becomes part of the result instead.
     """
     started = time.perf_counter()
+    when = submitted or SubmissionTime(submitted_at, TimeSource.OPTION if submitted_at else TimeSource.NONE)
+    times = {"submitted_at": when.at.isoformat() if when.at else None, "submitted_at_source": when.source}
     assignment = course.assignment(assignment_id)
     run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir))
     violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
@@ -93,11 +105,11 @@ def grade_submission(
     if run.load_error is not None:
         return _not_loaded(
             assignment, run.origin, run.load_error, started,
-            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names,
+            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names, **times,
         )
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
-    penalties, days = _penalties(course, assignment, violations, submitted_at)
+    penalties, days = _penalties(course, assignment, violations, when.at)
     return GradeResult(
         assignment_id=assignment.id,
         origin=run.origin,
@@ -112,4 +124,5 @@ def grade_submission(
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
         days_late=days,
+        **times,
     )

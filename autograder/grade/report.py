@@ -112,6 +112,8 @@ def to_dict(result: GradeResult) -> dict:
         "load_error": result.load_error,
         "import_violations": list(result.import_violations),
         "days_late": result.days_late,
+        "submitted_at": result.submitted_at,
+        "submitted_at_source": result.submitted_at_source,
         "diagnoses": result.diagnoses,
         "isolation": result.isolation,
         "execution_time": round(result.execution_time, TIME_DECIMALS),

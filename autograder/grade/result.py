@@ -33,6 +33,8 @@ class GradeResult:
     execution_time: float = 0.0
     grader_version: str = ""
     days_late: int = 0
+    submitted_at: str | None = None  # ISO 8601, when known
+    submitted_at_source: str = "none"  # where that time came from (autograder.grade.submitted.TimeSource)
 
     @property
     def diagnoses(self) -> list[str]:

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     isolation TEXT NOT NULL,
     days_late INTEGER NOT NULL,
     submitted_at TEXT,
+    submitted_at_source TEXT NOT NULL DEFAULT 'none',
     graded_at TEXT NOT NULL,
     execution_time REAL NOT NULL,
     report TEXT NOT NULL,
@@ -41,6 +42,9 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS by_student ON submissions (assignment, student);
 """
+#: Columns added since the first schema, with what a row of an older gradebook holds in them:
+#: the first schema always took submission times from file times.
+ADDED_COLUMNS = {"submitted_at_source": "TEXT NOT NULL DEFAULT 'file time'"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class GradebookRow:
     graded_at: str
     execution_time: float
     report: str  # JSON: the full result (autograder.grade.report.to_dict)
+    submitted_at_source: str = "none"  # where submitted_at came from (autograder.grade.submitted.TimeSource)
 
     @property
     def report_dict(self) -> dict:
@@ -84,6 +89,18 @@ class Gradebook:
         self._connection.execute("PRAGMA journal_mode = WAL")
         self._connection.execute("PRAGMA synchronous = NORMAL")
         self._connection.executescript(SCHEMA)
+        self._add_new_columns()
+
+    def _add_new_columns(self) -> None:
+        """Bring a gradebook of an earlier schema up to date; its rows keep what they meant."""
+        present = {row[1] for row in self._connection.execute("PRAGMA table_info(submissions)")}
+        for name, declaration in ADDED_COLUMNS.items():
+            if name not in present:
+                try:
+                    self._connection.execute(f"ALTER TABLE submissions ADD COLUMN {name} {declaration}")
+                except sqlite3.OperationalError as error:  # another batch added it meanwhile
+                    if "duplicate column" not in str(error):
+                        raise
 
     def __enter__(self) -> "Gradebook":
         return self

@@ -302,3 +302,26 @@ def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
     result = run("grade", HW1.id, folder, "--sandbox", "none", "--gradebook", tmp_path / "gradebook.sqlite3")
     assert result.exit_code == 1 and "only in the bwrap sandbox" in result.output
     assert not (tmp_path / "gradebook.sqlite3").exists()
+
+
+def test_gradescope_metadata_gives_the_submission_time_and_the_result_says_so(tmp_path):
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION, encoding="utf-8")
+    created = (HW1.due + dt.timedelta(days=2)).isoformat(timespec="microseconds")
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"id": 1, "created_at": created, "assignment": {"title": "hw1"}}), encoding="utf-8")
+    result = run("grade", HW1.id, path, "--format", "json", "--metadata", metadata)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["days_late"] == 2 and report["submitted_at_source"] == "submission_metadata.json"
+
+
+def test_file_times_decide_late_days_only_when_asked_for(tmp_path):
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION, encoding="utf-8")
+    late = (HW1.due + dt.timedelta(days=2)).timestamp()
+    os.utime(path, (late, late))
+    unasked = json.loads(run("grade", HW1.id, path, "--format", "json").output)
+    assert (unasked["days_late"], unasked["submitted_at_source"]) == (0, "none")
+    asked = json.loads(run("grade", HW1.id, path, "--format", "json", "--file-times").output)
+    assert (asked["days_late"], asked["submitted_at_source"]) == (2, "file time")

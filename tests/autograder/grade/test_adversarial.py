@@ -9,6 +9,7 @@ careless or hostile program breaks a grader (hangs, bombs, exits, odd return val
 """
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import json
@@ -509,3 +510,27 @@ def test_dynamic_code_is_disallowed_like_an_import_with_the_same_penalty(tmp_pat
     (penalty,) = result.penalties
     assert reported in penalty.reason and ("computed" in penalty.reason or "string" in penalty.reason
                                            or "builtins" in penalty.reason or "importlib" in penalty.reason)
+
+
+# --- late days from a trusted source, never from times the student's archive restores ---------------------
+
+LATE_DAYS = 3
+
+
+def test_forged_file_times_do_not_decide_late_days(tmp_path):
+    """unzip restores the archive's times: the class folder's submitted_at.csv decides, and the gradebook says so."""
+    folder = tmp_path / "class"
+    (folder / "ada").mkdir(parents=True)
+    work = folder / "ada" / HW1.module
+    work.write_text(SOLUTION, encoding="utf-8")
+    early = (HW1.due - dt.timedelta(days=1)).timestamp()
+    os.utime(work, (early, early))
+    os.utime(work.parent, (early, early))
+    handed_in = HW1.due + dt.timedelta(days=LATE_DAYS, hours=1)
+    (folder / "submitted_at.csv").write_text(f"student,submitted_at\nada,{handed_in.isoformat()}\n", encoding="utf-8")
+    gradebook = tmp_path / "gradebook.sqlite3"
+    summary = grade_batch(DEFAULT_COURSE_FILE, BASE, HW1.id, folder, gradebook, jobs=1)
+    (row,) = summary.rows
+    assert (row.student, row.days_late) == ("ada", LATE_DAYS + 1)
+    assert row.submitted_at_source == "submitted_at.csv"
+    assert row.score == pytest.approx(FULL * (1 - (LATE_DAYS + 1) * BASE.late_policy.penalty_per_day))
