@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from autograder.errors import LoadFailed
 from autograder.student_text import clean_text
+from autograder.submission.locate import could_not_read
 
 DYNAMIC_IMPORTERS = ("__import__", "import_module")
 #: Why an import is disallowed.
@@ -44,7 +45,8 @@ def parse_source(source: str, filename: str) -> ast.Module:
     Raises
     ------
     LoadFailed
-        With the line, offset and message of a syntax error.
+        With the line, offset and message of a syntax error; or "could not be read" when
+        the parser itself gives up (too deep, too big, not Unicode, NUL bytes).
     """
     try:
         return ast.parse(source, filename=filename)
@@ -52,8 +54,8 @@ def parse_source(source: str, filename: str) -> ast.Module:
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         text = f"\n    {clean_text(error.text).rstrip()}" if error.text else ""
         raise LoadFailed(f"{filename} does not parse: {clean_text(error.msg)} ({where}){text}") from None
-    except ValueError as error:
-        raise LoadFailed(f"{filename} cannot be parsed: {error}") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise could_not_read(filename, error) from None
 
 
 def _imported_modules(tree: ast.Module):

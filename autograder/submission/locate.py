@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from autograder.errors import LoadFailed
-from autograder.student_text import clean_name
+from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
 #: Largest submission file read, and largest total unpacked from a zip.
@@ -47,13 +47,31 @@ def _decode(data: bytes, origin: str) -> str:
         raise LoadFailed(f"{origin} is not UTF-8 text (byte {error.start})") from None
 
 
+#: What makes Python's own parsers give up on a file, and how to say it to the student.
+_UNREADABLE = {
+    RecursionError: "it nests expressions too deeply for Python's parser",
+    MemoryError: "parsing it needs more memory than the grader has",
+    UnicodeError: "it holds characters that are not valid Unicode (a lone surrogate)",
+}
+#: Errors of the standard library's parsers on a malformed notebook (a cell whose source is numbers, say).
+NOTEBOOK_PARSE_ERRORS = (NotebookError, TypeError, ValueError, AttributeError, RecursionError, MemoryError)
+
+
+def could_not_read(origin: str, error: BaseException) -> LoadFailed:
+    """The student's result for a file the grader's parsers choke on: ``"<file> could not be read: <why>"``."""
+    reason = next((words for kind, words in _UNREADABLE.items() if isinstance(error, kind)), None)
+    if reason is None:
+        reason = clean_text(error) if isinstance(error, NotebookError) else f"{type(error).__name__}: {clean_text(error)}"
+    return LoadFailed(f"{origin} could not be read: {reason}")
+
+
 def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions) -> SubmissionSource:
     text = _decode(data, origin)
     if name.endswith(".ipynb"):
         try:
             return SubmissionSource(module_name, notebook_to_module(text, functions), origin, "notebook")
-        except NotebookError as error:
-            raise LoadFailed(f"{origin}: {error}") from None
+        except NOTEBOOK_PARSE_ERRORS as error:
+            raise could_not_read(origin, error) from None
     return SubmissionSource(module_name, text, origin, "module")
 
 

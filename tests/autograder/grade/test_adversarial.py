@@ -23,12 +23,14 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from rich.console import Console
 
 from autograder.batch.progress import rows_table
 from autograder.batch.runner import grade_batch
 from autograder.batch.worker import grade_line
 from autograder.build.markers import keep_solutions
+from autograder.cli import main as cli_main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.grade.api import grade_submission
 from autograder.grade.report import to_gradescope, to_json, to_junit, to_text
@@ -534,3 +536,35 @@ def test_forged_file_times_do_not_decide_late_days(tmp_path):
     assert (row.student, row.days_late) == ("ada", LATE_DAYS + 1)
     assert row.submitted_at_source == "submitted_at.csv"
     assert row.score == pytest.approx(FULL * (1 - (LATE_DAYS + 1) * BASE.late_policy.penalty_per_day))
+
+
+# --- files that once crashed the grader: each is a result ("could not be read"), nothing else is touched ---
+
+TERMS = 300_000
+UNREADABLE = {
+    "deep.py": "x = " + "+".join(["1"] * TERMS) + "\n",
+    "numbers.ipynb": json.dumps({"cells": [{"cell_type": "code", "source": [1, 2, 3], "metadata": {}}], "nbformat": 4}),
+    "surrogate.ipynb": '{"cells": [{"cell_type": "code", "source": ["def softmax(x):\\n", "    return \\"\\ud800\\"\\n"]}]}',
+}
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+def test_a_file_the_parser_chokes_on_is_a_clear_result_with_exit_zero(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(UNREADABLE[name], encoding="utf-8")
+    outcome = CliRunner().invoke(cli_main, ["grade", HW1.id, str(path), "--format", "json"])
+    assert outcome.exit_code == 0 and outcome.exception is None, outcome.output
+    report = json.loads(outcome.output)
+    assert report["score"] == 0 and "could not be read: " in report["load_error"]
+
+
+def test_files_the_parser_chokes_on_cost_no_other_entry_of_a_batch(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, content in UNREADABLE.items():
+        (folder / name).write_text(content, encoding="utf-8")
+    (folder / "ada.py").write_text(SOLUTION, encoding="utf-8")
+    summary = grade_batch(DEFAULT_COURSE_FILE, BASE, HW1.id, folder, tmp_path / "gradebook.sqlite3", jobs=1)
+    rows = {row.student: row for row in summary.rows}
+    assert rows["ada"].score == FULL and summary.errors == 0
+    assert all("could not be read: " in rows[name.split(".")[0]].error for name in UNREADABLE)
