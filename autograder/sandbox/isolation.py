@@ -29,7 +29,7 @@ from functools import lru_cache
 from autograder.config import Defaults
 from autograder.errors import GraderError
 from autograder.sandbox.bwrap import SANDBOX_ROOT, bwrap_arguments, bwrap_executable
-from autograder.sandbox.confine import landlock_abi
+from autograder.sandbox.landlock import landlock_abi
 from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, python_executable, sandbox_id
 
 
