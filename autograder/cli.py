@@ -5,6 +5,7 @@ Subcommands import what they need when they run, so each starts fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -30,8 +31,6 @@ class _Commands(click.Group):
 
 def _course(ctx: click.Context, sandbox: str | None = None):
     """course.yml, with the sandbox asked for by ``--sandbox`` (which must agree with ATTN_SANDBOX when both are set)."""
-    import os
-
     from autograder.config import load_course
 
     course = load_course(ctx.obj["course_file"])
@@ -226,7 +225,8 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 
-    result = grade_submission(course, assignment.id, submission, submitted=_submission_time(submission, submitted_at, metadata, file_times))
+    submitted = _submission_time(submission, submitted_at, metadata, file_times)
+    result = grade_submission(course, assignment.id, submission, submitted=submitted)
     text = FORMATTERS[output_format](result)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -251,6 +251,7 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
+    from autograder.grade.submitted import TIMES_CSV
 
     if not folder.is_dir():
         raise CourseCommandError(f"{folder} is not a folder")
@@ -262,8 +263,8 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
             jobs=jobs, regrade=regrade, file_times=file_times, on_progress=advance,
         )
     console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
-    if not file_times and not (folder / "submitted_at.csv").is_file():
-        console.print("no submitted_at.csv in the class folder: no late penalty was applied (--file-times takes file times)")
+    if not file_times and not (folder / TIMES_CSV).is_file():
+        console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)")
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}"

@@ -25,6 +25,9 @@ REAP_TIMEOUT_S = 5.0
 PR_SET_CHILD_SUBREAPER = 36
 #: Rounds of killing adopted orphans (each round may orphan the next generation).
 MAX_ORPHAN_ROUNDS = 16
+#: Fields of /proc/<pid>/stat after the command name: the parent's pid, the session id.
+STAT_PPID_FIELD = 1
+STAT_SESSION_FIELD = 3
 
 #: Pids of the sandbox processes (workers, fork servers) this grader started in sessions of
 #: their own and has not reaped: any other child in another session was left by a worker.
@@ -101,7 +104,7 @@ def _orphans() -> list[int]:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields[1].decode() == me and int(fields[3]) != my_session:
+        if fields[STAT_PPID_FIELD].decode() == me and int(fields[STAT_SESSION_FIELD]) != my_session:
             found.append(int(entry.name))
     return found
 
