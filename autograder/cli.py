@@ -5,28 +5,52 @@ Subcommands import what they need when they run, so each starts fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from autograder.config import DEFAULT_COURSE_FILE, ConfigError
+from autograder.config import DEFAULT_COURSE_FILE
+from autograder.errors import GraderError
 
 
 class CourseCommandError(click.ClickException):
     """A user-facing error: printed without a traceback, exit code 1."""
 
 
-def _course(ctx: click.Context):
+class _Commands(click.Group):
+    """The command group; the one place where a grader error becomes a message for the user."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except GraderError as error:  # ConfigError too: its message names the key and the line
+            raise CourseCommandError(str(error)) from None
+
+
+def _course(ctx: click.Context, sandbox: str | None = None):
+    """course.yml, with the sandbox asked for by ``--sandbox`` (which must agree with ATTN_SANDBOX when both are set)."""
     from autograder.config import load_course
 
-    try:
-        return load_course(ctx.obj["course_file"])
-    except ConfigError as error:
-        raise CourseCommandError(str(error)) from None
+    course = load_course(ctx.obj["course_file"])
+    if sandbox is None:
+        return course
+    from autograder.sandbox.isolation import ISOLATION_ENV
+
+    if os.environ.get(ISOLATION_ENV, sandbox) != sandbox:
+        raise CourseCommandError(f"--sandbox {sandbox} contradicts {ISOLATION_ENV}={os.environ[ISOLATION_ENV]}")
+    return course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": sandbox})})
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+SANDBOX_OPTION = click.option(
+    "--sandbox", type=click.Choice(["bwrap", "none"]), default=None,
+    help="Isolation of student code (default: course.yml, bwrap): 'none' runs it without the sandbox, which is "
+    "unsafe for untrusted code; use it only in a container that holds one submission (such as Gradescope's).",
+)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--course",
     "course_file",
@@ -89,10 +113,7 @@ def _prestart_worker(course) -> None:
 
 
 def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
-    try:
-        return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
-    except ConfigError as error:
-        raise CourseCommandError(str(error)) from None
+    return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
 
 
 @main.command()
@@ -103,17 +124,13 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
     """Generate the student releases in assignments/ from solutions/ (all assignments by default)."""
     from autograder.build import build_release, release_drift, write_release
     from autograder.build.leaks import course_forbidden_lines, find_leaks
-    from autograder.errors import GraderError
     from autograder.paths import ASSIGNMENTS_DIR
 
     course = _course(ctx)
     forbidden = course_forbidden_lines(course) if check_only else {}
     drifted = []
     for assignment_id in _assignment_ids(course, assignment_ids):
-        try:
-            files = build_release(course, assignment_id)
-        except GraderError as error:
-            raise CourseCommandError(str(error)) from None
+        files = build_release(course, assignment_id)
         out = ASSIGNMENTS_DIR / assignment_id
         if check_only:
             drift = release_drift(files, out)
@@ -130,18 +147,15 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
 @main.command()
 @click.argument("assignment_id")
 @click.argument("path", type=click.Path(path_type=Path), default=Path("."))
+@SANDBOX_OPTION
 @click.pass_context
-def check(ctx: click.Context, assignment_id: str, path: Path) -> None:
+def check(ctx: click.Context, assignment_id: str, path: Path, sandbox: str | None) -> None:
     """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here)."""
-    course = _course(ctx)
+    course = _course(ctx, sandbox)
     _prestart_worker(course)
     from autograder.check.api import check_submission, format_check
-    from autograder.errors import GraderError
 
-    try:
-        report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
-    except GraderError as error:
-        raise CourseCommandError(str(error)) from None
+    report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
     click.echo(format_check(report))
 
 
@@ -183,31 +197,39 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
-              help="When one submission was handed in (with time zone), for the late policy. A class folder uses file times.")
+              help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
+              "times from a submitted_at.csv (student,submitted_at) in it.")
+@click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False),
+              help="Gradescope's submission_metadata.json: the submission time is its created_at.")
+@click.option("--file-times", is_flag=True,
+              help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Replay a grading run exactly: the seed its JSON result records (one submission; default: a fresh seed).")
+@SANDBOX_OPTION
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at, seed) -> None:
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
+          metadata, file_times, seed, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
     every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
-    from autograder.errors import GraderError
-
-    course = _course(ctx)
+    course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
+    if sum(map(bool, (submitted_at, metadata, file_times))) > 1:
+        raise CourseCommandError("give one source of submission times: --submitted-at, --metadata or --file-times")
     if batch or (batch is None and _is_class_folder(submission, assignment)):
-        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade)
+        if submitted_at or metadata:
+            raise CourseCommandError("a class folder takes its submission times from a submitted_at.csv in it "
+                                     "(student,submitted_at), not from --submitted-at or --metadata")
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times)
         return
     _prestart_worker(course)
     from autograder.grade.api import grade_submission
     from autograder.grade.report import FORMATTERS
 
-    try:
-        result = grade_submission(course, assignment.id, submission, submitted_at=submitted_at, seed=seed)
-    except GraderError as error:
-        raise CourseCommandError(str(error)) from None
+    submitted = _submission_time(submission, submitted_at, metadata, file_times)
+    result = grade_submission(course, assignment.id, submission, submitted=submitted, seed=seed)
     text = FORMATTERS[output_format](result)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -217,11 +239,22 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         click.echo(text, nl=False)
 
 
-def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool) -> None:
-    
+def _submission_time(submission: Path, submitted_at, metadata: Path | None, file_times: bool):
+    """When one submission was handed in, from the one source given (none: no late penalty)."""
+    from autograder.grade.submitted import SubmissionTime, TimeSource, file_time, gradescope_time
+
+    if metadata is not None:
+        return gradescope_time(metadata)
+    if file_times:
+        return SubmissionTime(file_time(submission), TimeSource.FILE_TIME)
+    return SubmissionTime(submitted_at, TimeSource.OPTION) if submitted_at else SubmissionTime()
+
+
+def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
+    from autograder.grade.submitted import TIMES_CSV
 
     if not folder.is_dir():
         raise CourseCommandError(f"{folder} is not a folder")
@@ -230,9 +263,11 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
     with progress_bar(console, total, f"grading {assignment.id}") as advance:
         summary = grade_batch(
             ctx.obj["course_file"], course, assignment.id, folder, gradebook_path,
-            jobs=jobs, regrade=regrade, on_progress=advance,
+            jobs=jobs, regrade=regrade, file_times=file_times, on_progress=advance,
         )
     console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
+    if not file_times and not (folder / TIMES_CSV).is_file():
+        console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)")
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}"

@@ -11,19 +11,17 @@ import keyword
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
 
 #: course.yml at the project root, used when no other path is given.
 DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 
 _ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-class ConfigError(ValueError):
-    """course.yml is missing, not YAML, or does not fit the schema."""
 
 
 class _Strict(BaseModel):
@@ -39,9 +37,24 @@ class Defaults(_Strict):
     call_timeout_s: float = Field(5.0, gt=0, le=600, description="Wall-clock seconds for one call into student code.")
     submission_timeout_s: float = Field(60.0, gt=0, le=3600, description="Wall-clock seconds for grading one whole submission.")
     cpu_time_s: int = Field(30, gt=0, le=3600, description="CPU seconds a sandboxed worker may use (RLIMIT_CPU).")
-    memory_mb: int = Field(1024, ge=128, le=65536, description="Address space of a sandboxed worker in MiB (RLIMIT_AS).")
-    max_processes: int = Field(32, ge=1, le=4096, description="Processes a worker may own, against fork bombs (RLIMIT_NPROC).")
-    max_file_size_mb: int = Field(16, ge=0, le=4096, description="Largest file a worker may write, in MiB (RLIMIT_FSIZE).")
+    memory_mb: int = Field(
+        256, ge=128, le=65536,
+        description="Address space of each process of a submission in MiB (RLIMIT_AS). Without a cgroup of the grader's "
+        "own, a submission can hold max_processes x memory_mb in all, plus its /tmp; with one, memory_mb in all.",
+    )
+    max_processes: int = Field(
+        4, ge=1, le=4096,
+        description="Processes (and threads) a submission may have at once, the worker included (RLIMIT_NPROC; pids.max "
+        "in a cgroup of the grader's own).",
+    )
+    max_file_size_mb: int = Field(
+        16, ge=0, le=4096, description="Largest file a worker may write, in MiB (RLIMIT_FSIZE); also the size of its /tmp."
+    )
+    tmp_max_files: int = Field(
+        1000, ge=16, le=1_000_000,
+        description="Files and folders a worker's /tmp may hold (its tmpfs's nr_inodes): empty folders cost no bytes "
+        "but kernel memory.",
+    )
     output_limit_kb: int = Field(32, ge=1, le=10240, description="Captured student stdout/stderr kept per submission, in KiB.")
     rtol: float = Field(1e-5, ge=0, lt=1, description="Relative tolerance when comparing with the reference.")
     atol: float = Field(1e-8, ge=0, lt=1, description="Absolute tolerance when comparing with the reference.")
@@ -51,6 +64,12 @@ class Defaults(_Strict):
     )
     disallowed_import_penalty: float = Field(
         0.5, ge=0, le=1, description="Fraction of the score removed when a disallowed import is found."
+    )
+    sandbox: Literal["bwrap", "none"] = Field(
+        "bwrap",
+        description="How student code is isolated: 'bwrap' (bubblewrap; without it the grader refuses to grade) or "
+        "'none' (no sandbox: unsafe for untrusted code, meant for a container holding one submission, such as "
+        "Gradescope's; class folders are refused). The --sandbox option and ATTN_SANDBOX override it.",
     )
 
     @field_validator("allowed_imports")

@@ -3,7 +3,9 @@
 Everything that goes wrong *because of the submission* is a :class:`SubmissionError`:
 it costs the tests it touches and becomes a result with a message for the student.
 Everything that goes wrong *in the grader itself* is a :class:`GraderError`: it stops
-the run with a non-zero exit code.
+the run with a non-zero exit code. The command line turns a ``GraderError`` into a
+one-paragraph message for the user in one place (:mod:`autograder.cli`); nothing below it
+prints or exits.
 """
 
 from __future__ import annotations
@@ -84,7 +86,15 @@ class MissingFunction(SubmissionError):
 
 
 class GraderError(Exception):
-    """The grader itself could not run (bad course.yml, missing hidden tests, no python)."""
+    """The grader itself could not run (bad course.yml, missing hidden tests, no sandbox).
+
+    Its message is shown to the user as it is, without a traceback: it says what is wrong
+    and how to fix it.
+    """
+
+
+class ConfigError(GraderError, ValueError):
+    """course.yml is missing, not YAML, or does not fit the schema (or names an unknown assignment)."""
 
 
 class AmbiguousSubmission(GraderError):

@@ -108,10 +108,21 @@ class PublicCase:
         self.returns_tuple = returns_tuple
 
 
+class GeneratorSeed:
+    """A stored seed: each call of the case gets a fresh ``np.random.default_rng(seed)``."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+
+def _fresh(value):
+    return np.random.default_rng(value.seed) if isinstance(value, GeneratorSeed) else value
+
+
 def _stored_value(entry: dict, data):
-    """An input as the case stores it: a fresh generator for a seed, a Python number, or an array."""
+    """An input as the case stores it: a seed (a generator made fresh per call), a Python number, or an array."""
     if "seed" in entry:
-        return np.random.default_rng(entry["seed"])
+        return GeneratorSeed(entry["seed"])
     if entry.get("none"):
         return None
     value = data[entry["array"]]
@@ -152,7 +163,9 @@ def expect_case(submission, case) -> None:
     CheckFailed
         Naming the case, the output and the first problem.
     """
-    result = submission.call(case.function, *case.args, **case.kwargs)
+    args = tuple(_fresh(value) for value in case.args)
+    kwargs = {name: _fresh(value) for name, value in case.kwargs.items()}
+    result = submission.call(case.function, *args, **kwargs)
     parts = expect_tuple(result, len(case.expected), case.name) if case.returns_tuple else (result,)
     for index, (part, expected) in enumerate(zip(parts, case.expected)):
         loose = expected.dtype == np.float32

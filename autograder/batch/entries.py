@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.grade.submitted import TIMES_CSV, SubmissionTime, TimeSource, file_time
 from autograder.submission.locate import shown
 
 #: Read size when hashing.
@@ -17,11 +18,12 @@ SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
 
 @dataclass(frozen=True)
 class Entry:
-    """One student's submission in the class folder."""
+    """One student's submission in the class folder, and when it was handed in (with the source of that time)."""
 
     student: str
     path: Path
     submitted_at: dt.datetime | None
+    submitted_at_source: TimeSource = TimeSource.NONE
 
 
 def student_name(path: Path) -> str:
@@ -30,31 +32,36 @@ def student_name(path: Path) -> str:
     return shown(name)
 
 
-def _modified(path: Path) -> dt.datetime | None:
-    """When the entry was last changed: a file's time, or the newest time of a folder's files.
+def _time(student: str, path: Path, times: dict[str, dt.datetime] | None, file_times: bool) -> SubmissionTime:
+    if times is not None:
+        return SubmissionTime(times[student], TimeSource.CSV) if student in times else SubmissionTime()
+    if file_times:
+        return SubmissionTime(file_time(path), TimeSource.FILE_TIME)
+    return SubmissionTime()
 
-    A folder's own time does not change when a file in it is rewritten in place.
+
+def list_entries(folder: Path, times: dict[str, dt.datetime] | None = None, file_times: bool = False) -> list[Entry]:
+    """Every visible file or folder directly inside ``folder`` (but its ``submitted_at.csv``), sorted by name.
+
+    Parameters
+    ----------
+    times : dict, optional
+        Submission times by student (the class folder's ``submitted_at.csv``); they win.
+    file_times : bool
+        Otherwise take each entry's file time (which the student's archive can forge).
+        Without either, entries have no submission time.
     """
-    try:
-        if path.is_dir():
-            times = [p.stat().st_mtime for p in path.rglob("*") if p.is_file() and not p.is_symlink()]
-            stamp = max(times, default=path.stat().st_mtime)
-        else:
-            stamp = path.stat().st_mtime
-    except OSError:
-        return None
-    return dt.datetime.fromtimestamp(stamp, tz=dt.timezone.utc)
-
-
-def list_entries(folder: Path) -> list[Entry]:
-    """Every visible file or folder directly inside ``folder``, sorted by name."""
-    children = sorted((p for p in folder.iterdir() if not p.name.startswith(".")), key=lambda p: os.fsencode(p.name))
+    children = sorted(
+        (p for p in folder.iterdir() if not p.name.startswith(".") and p.name != TIMES_CSV), key=lambda p: os.fsencode(p.name)
+    )
     names = [student_name(p) for p in children]
     repeated = {name for name in names if names.count(name) > 1}
-    return [
-        Entry(shown(p.name) if name in repeated else name, p, _modified(p))  # ada.py beside ada/: keep both apart
-        for p, name in zip(children, names)
-    ]
+    entries = []
+    for path, name in zip(children, names):
+        student = shown(path.name) if name in repeated else name  # ada.py beside ada/: keep both apart
+        when = _time(student, path, times, file_times)
+        entries.append(Entry(student, path, when.at, when.source))
+    return entries
 
 
 def _hash_file(path: Path, digest) -> None:

@@ -8,8 +8,10 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from autograder.gradebook.store import GradebookRow
+from autograder.student_text import clean_name, clean_text
 
 #: Significant digits of a score in the table.
 SCORE_DIGITS = 4
@@ -57,11 +59,13 @@ def _error_cell(error: str) -> str:
 
 
 def rows_table(rows: list[GradebookRow], title: str) -> Table:
-    """Student, assignment, score, diagnoses and any error, one line per row."""
+    """Student, assignment, score, diagnoses and any error, one line per row (student text shown as text, never markup)."""
     table = Table(title=title, show_lines=False)
     for name, justify in (("student", "left"), ("assignment", "left"), ("score", "right"), ("late", "right"), ("diagnoses / error", "left")):
         table.add_column(name, justify=justify, overflow="fold", no_wrap=name != "diagnoses / error")
     for row in rows:
-        note = _error_cell(row.error) if row.error else _diagnoses_cell(row)
-        table.add_row(row.student, row.assignment, f"{row.score:.{SCORE_DIGITS}g} / {row.max_score:g}", str(row.days_late or ""), note or "")
+        note = _error_cell(clean_text(row.error)) if row.error else _diagnoses_cell(row)
+        cells = (clean_name(row.student), row.assignment, f"{row.score:.{SCORE_DIGITS}g} / {row.max_score:g}",
+                 str(row.days_late or ""), note or "")
+        table.add_row(*(Text(cell) for cell in cells))  # Text: never read as rich markup
     return table

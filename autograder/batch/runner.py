@@ -9,6 +9,7 @@ are skipped unless ``regrade`` is set, so an interrupted batch resumes where it 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -21,8 +22,12 @@ from typing import Callable
 
 from autograder import __version__
 from autograder.batch.entries import Entry, content_hash, list_entries
+from autograder.errors import GraderError
+from autograder.grade.submitted import TIMES_CSV, read_times_csv
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.sandbox.isolation import Isolation, choose_isolation
+from autograder.student_text import clean_text
 
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
@@ -46,14 +51,18 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path = HIDDEN_TESTS_DIR) -> str:
-    """The grader version plus a hash of what decides a score: course.yml and the hidden tests.
+def grading_fingerprint(
+    course_file: Path, assignment_id: str, times: Path | None = None, file_times: bool = False,
+    hidden_dir: Path = HIDDEN_TESTS_DIR,
+) -> str:
+    """The grader version plus a hash of what decides a score: course.yml, the hidden tests, the submission times.
 
-    It keys resumption: change the points, the due date, a tolerance or a hidden test, and
-    the next batch grades every entry again.
+    It keys resumption: change the points, the due date, a tolerance, a hidden test or a
+    submission time (``times``, or taking file times), and the next batch grades every entry again.
     """
-    digest = hashlib.sha256(__version__.encode())
-    for path in [Path(course_file), *sorted((hidden_dir / assignment_id).rglob("*.py"))]:
+    digest = hashlib.sha256(__version__.encode() + bytes([file_times]))
+    decisive = [Path(course_file), *sorted((hidden_dir / assignment_id).rglob("*.py")), *([times] if times else [])]
+    for path in decisive:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"
 
@@ -76,6 +85,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
         isolation=result["isolation"],
         days_late=result["days_late"],
         submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at_source=entry.submitted_at_source,
         graded_at=_now(),
         execution_time=result["execution_time"],
         report=json.dumps({key: answer[key] for key in REPORT_KEYS}),
@@ -85,11 +95,13 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
 
 def error_row(entry: Entry, assignment: str, digest: str, message: str, max_score: float, fingerprint: str) -> GradebookRow:
     """A row for an entry that could not be graded at all, with the reason."""
+    message = clean_text(message)
     return GradebookRow(
         student=entry.student, assignment=assignment, content_hash=digest, grader_version=fingerprint,
         status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),
         tests="[]", isolation="not started", days_late=0,
         submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at_source=entry.submitted_at_source,
         graded_at=_now(), execution_time=0.0, report=json.dumps({"error": message}),
     )
 
@@ -97,9 +109,9 @@ def error_row(entry: Entry, assignment: str, digest: str, message: str, max_scor
 class _GradingProcess:
     """One ``autograder.batch.worker`` child and the entry it is grading."""
 
-    def __init__(self, course_file: Path, assignment: str):
+    def __init__(self, course_file: Path, assignment: str, sandbox: str):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.batch.worker", "--course", str(course_file), assignment],
+            [sys.executable, "-m", "autograder.batch.worker", "--sandbox", sandbox, "--course", str(course_file), assignment],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
         )
         self.current: tuple[Entry, str] | None = None
@@ -107,7 +119,8 @@ class _GradingProcess:
     def send(self, entry: Entry, digest: str) -> None:
         self.current = (entry, digest)
         request = {"key": digest, "path": os.fsdecode(entry.path),
-                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None}
+                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None,
+                   "submitted_at_source": entry.submitted_at_source}
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -120,6 +133,21 @@ class _GradingProcess:
             self.process.wait()
 
 
+def _check_sandbox(course) -> None:
+    """Refuse before grading anything when the sandbox cannot run, or when a batch would run without it.
+
+    Raises
+    ------
+    GraderError
+        With the one-line reason.
+    """
+    if choose_isolation(course.defaults) != Isolation.BWRAP:
+        raise GraderError(
+            "a class folder is graded only in the bwrap sandbox: without it one student's code could reach the next "
+            "one's files and processes; grade one submission per container with --sandbox none instead"
+        )
+
+
 def grade_batch(
     course_file: Path,
     course,
@@ -129,19 +157,30 @@ def grade_batch(
     *,
     jobs: int = 2,
     regrade: bool = False,
+    file_times: bool = False,
     on_progress: Callable[[GradebookRow | None], None] = lambda row: None,
 ) -> BatchSummary:
     """Grade every entry of ``folder`` into the gradebook.
 
     Parameters
     ----------
+    file_times : bool
+        Take submission times from file times when the folder has no ``submitted_at.csv``
+        (file times are what the student's archive says; without either, no late penalty).
     on_progress : callable
         Called after each entry with the row recorded (None for a skipped entry).
+
+    Raises
+    ------
+    GraderError
+        Before grading anything, when the bwrap sandbox cannot run (or is not asked for).
     """
+    _check_sandbox(course)
     assignment = course.assignment(assignment_id)
-    entries = list_entries(folder)
+    times_csv = folder / TIMES_CSV if (folder / TIMES_CSV).is_file() else None
+    entries = list_entries(folder, read_times_csv(times_csv) if times_csv else None, file_times)
     summary = BatchSummary(total=len(entries))
-    fingerprint = grading_fingerprint(course_file, assignment.id)
+    fingerprint = grading_fingerprint(course_file, assignment.id, times_csv, file_times)
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:
@@ -151,7 +190,8 @@ def grade_batch(
                 on_progress(None)
             else:
                 pending.append((entry, digest))
-        _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress)
+        start = functools.partial(_GradingProcess, course_file, assignment.id, course.defaults.sandbox)
+        _run(pending, start, assignment, fingerprint, book, summary, jobs, on_progress)
     return summary
 
 
@@ -165,12 +205,12 @@ def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progre
     on_progress(row)
 
 
-def _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_progress) -> None:
+def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint, book, summary, jobs, on_progress) -> None:
     if not pending:
         return
     queue = list(reversed(pending))
     selector = selectors.DefaultSelector()
-    workers = [_GradingProcess(course_file, assignment.id) for _ in range(min(jobs, len(pending)))]
+    workers = [start() for _ in range(min(jobs, len(pending)))]
     try:
         for worker in workers:
             selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
@@ -191,7 +231,7 @@ def _run(pending, course_file, assignment, fingerprint, book, summary, jobs, on_
                     row = error_row(
                         entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points, fingerprint
                     )
-                    workers[workers.index(worker)] = worker = _GradingProcess(course_file, assignment.id)
+                    workers[workers.index(worker)] = worker = start()
                     selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
                 worker.current = None
                 _record(book, summary, row, on_progress)

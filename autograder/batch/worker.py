@@ -19,6 +19,7 @@ from autograder.config import load_course
 from autograder.errors import AmbiguousSubmission
 from autograder.grade.api import grade_submission
 from autograder.grade.report import to_dict, to_gradescope_dict, to_text
+from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.sandbox.spares import keep_spares
 
 
@@ -26,8 +27,10 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
     """Grade the submission a request line names; a grader failure becomes an ``error`` answer."""
     request = json.loads(line)
     submitted_at = dt.datetime.fromisoformat(request["submitted_at"]) if request.get("submitted_at") else None
+    source = request.get("submitted_at_source") or TimeSource.NONE
     try:
-        result = grade_submission(course, assignment_id, Path(request["path"]), submitted_at=submitted_at)
+        result = grade_submission(course, assignment_id, Path(request["path"]),
+                                  submitted=SubmissionTime(submitted_at, TimeSource(source)))
         return {"key": request["key"], "result": to_dict(result), "gradescope": to_gradescope_dict(result), "text": to_text(result)}
     except AmbiguousSubmission as error:  # a person must say which file counts
         return {"key": request["key"], "error": f"not graded: {error}"}
@@ -38,9 +41,12 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", required=True)
+    parser.add_argument("--sandbox", choices=("bwrap", "none"), help="Override course.yml defaults.sandbox.")
     parser.add_argument("assignment")
     args = parser.parse_args(argv)
     course = load_course(args.course)
+    if args.sandbox:
+        course = course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": args.sandbox})})
     keep_spares(True)  # the next submission's worker starts while this one is graded
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers

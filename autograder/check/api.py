@@ -23,6 +23,8 @@ HIDDEN_TESTS_NOTE = (
     "The grade comes from the hidden tests, which are broader: new random inputs on every run "
     "(other shapes, batch sizes, masks, dtypes, large scores), so passing these checks does not guarantee full marks."
 )
+#: Indent of every line of a failure message after its first (none can pass for a check line).
+MESSAGE_INDENT = " " * 12
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def format_check(report: CheckReport) -> str:
     for q in report.questions:
         status = "pass" if q.tests and not q.failed_tests else "FAIL"
         lines.append(f"  {status}  Q{q.number} {q.function:<30} {q.score:g}/{q.points:g} points  ({q.passed}/{len(q.tests)} checks)")
-        lines += [f"          - {t.message}" for t in q.failed_tests]
+        lines += [f"          - {t.message}".replace("\n", "\n" + MESSAGE_INDENT) for t in q.failed_tests]
     lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s).")
     lines.append(HIDDEN_TESTS_NOTE)
     return "\n".join(lines)

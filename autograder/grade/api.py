@@ -17,7 +17,8 @@ from autograder.errors import GraderError
 from autograder.grade.late import late_fraction
 from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.run import run_on_submission
-from autograder.grade.static_check import disallowed_imports
+from autograder.grade.static_check import OUTSIDE_ALLOWED, policy_violations
+from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 
@@ -60,11 +61,18 @@ def _not_loaded(assignment: Assignment, origin: str, message: str, started: floa
     )
 
 
+def policy_reason(violations) -> str:
+    """Why the policy penalty applies: the disallowed imports, then each construct and what it does."""
+    imports = [f"{v.module} (line {v.line})" for v in violations if v.reason == OUTSIDE_ALLOWED]
+    parts = [f"imports outside the allowed list: {', '.join(imports)}"] if imports else []
+    parts += [f"{v.module} (line {v.line}) {v.reason}" for v in violations if v.reason != OUTSIDE_ALLOWED]
+    return "; ".join(parts)
+
+
 def _penalties(course: Course, assignment: Assignment, violations, submitted_at) -> tuple[list[Penalty], int]:
     penalties = []
     if violations:
-        names = ", ".join(f"{v.module} (line {v.line})" for v in violations)
-        penalties.append(Penalty(f"imports outside the allowed list: {names}", course.defaults.disallowed_import_penalty))
+        penalties.append(Penalty(policy_reason(violations), course.defaults.disallowed_import_penalty))
     days, fraction = late_fraction(assignment.due, submitted_at, course.late_policy)
     if fraction:
         penalties.append(Penalty(f"{days} day(s) late", fraction))
@@ -77,6 +85,7 @@ def grade_submission(
     path: Path,
     *,
     submitted_at: dt.datetime | None = None,
+    submitted: SubmissionTime | None = None,
     tests_dir: Path = HIDDEN_TESTS_DIR,
     seed: int | None = None,
 ) -> GradeResult:
@@ -85,6 +94,16 @@ def grade_submission(
     The hidden tests draw their inputs from ``seed`` (a fresh one when None); the result
     keeps it, so the instructor can replay the run exactly. Students never see it.
 
+    Parameters
+    ----------
+    submitted_at : datetime, optional
+        When it was handed in, as given by ``--submitted-at``.
+    submitted : SubmissionTime, optional
+        When it was handed in and who says so (instead of ``submitted_at``). Without
+        either, no late penalty applies.
+    seed : int, optional
+        The run's seed (a fresh one when None).
+
     Raises
     ------
     GraderError
@@ -92,19 +111,22 @@ def grade_submission(
         becomes part of the result instead.
     """
     started = time.perf_counter()
+    when = submitted or SubmissionTime(submitted_at, TimeSource.OPTION if submitted_at else TimeSource.NONE)
+    times = {"submitted_at": when.at.isoformat() if when.at else None, "submitted_at_source": when.source}
     assignment = course.assignment(assignment_id)
     seed = new_seed() if seed is None else seed
     run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir), seed=seed)
-    violations = disallowed_imports(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
+    violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
     if run.load_error is not None:
         return _not_loaded(
             assignment, run.origin, run.load_error, started,
             isolation=run.isolation, student_output=run.student_output, import_violations=violation_names, seed=seed,
+            **times,
         )
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
-    penalties, days = _penalties(course, assignment, violations, submitted_at)
+    penalties, days = _penalties(course, assignment, violations, when.at)
     return GradeResult(
         assignment_id=assignment.id,
         origin=run.origin,
@@ -120,4 +142,5 @@ def grade_submission(
         grader_version=__version__,
         days_late=days,
         seed=seed,
+        **times,
     )

@@ -6,6 +6,7 @@ The formatters are held as data in :data:`FORMATTERS`; each is a pure function o
 from __future__ import annotations
 
 import json
+import re
 from typing import Callable
 from xml.etree import ElementTree
 
@@ -18,6 +19,10 @@ VISIBLE = "visible"
 JUNIT_MESSAGE_CHARS = 200
 #: Decimals of execution times in machine-readable reports.
 TIME_DECIMALS = 3
+#: Indent of feedback under its question in the text report (every line of it).
+FEEDBACK_INDENT = "       "
+#: Characters XML 1.0 cannot hold (student text is cleaned before; this keeps the XML valid regardless).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _points(value: float) -> str:
@@ -60,10 +65,15 @@ def _by_message(tests) -> dict[str, list]:
     return groups
 
 
+def _indented(text: str, indent: str) -> str:
+    """``text`` whose every line after the first is indented: no message line can pass for a report line."""
+    return text.replace("\n", "\n" + indent)
+
+
 def _summary_lines(result: GradeResult) -> list[str]:
     lines = [f"Score: {_points(result.score)} / {_points(result.max_score)}"]
     if result.load_error:
-        lines.append(f"The submission could not be graded: {result.load_error}")
+        lines.append(f"The submission could not be graded: {_indented(result.load_error, FEEDBACK_INDENT)}")
     lines += [f"Penalty: -{p.fraction:.0%} for {p.reason}" for p in result.penalties]
     return lines
 
@@ -75,7 +85,7 @@ def to_text(result: GradeResult) -> str:
         mark = "ok  " if q.score == q.points else "FAIL"
         counts = f"{q.passed}/{len(q.tests)} tests" if q.tests else "not run"
         lines.append(f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})")
-        lines += ["       " + line for line in question_feedback(q)]
+        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q)]
     lines += ["", f"isolation: {result.isolation}; {result.execution_time:.2f} s; grader {result.grader_version}"]
     return "\n".join(lines) + "\n"
 
@@ -114,6 +124,8 @@ def to_dict(result: GradeResult) -> dict:
         "load_error": result.load_error,
         "import_violations": list(result.import_violations),
         "days_late": result.days_late,
+        "submitted_at": result.submitted_at,
+        "submitted_at_source": result.submitted_at_source,
         "diagnoses": result.diagnoses,
         "isolation": result.isolation,
         "execution_time": round(result.execution_time, TIME_DECIMALS),
@@ -171,8 +183,12 @@ def to_gradescope(result: GradeResult) -> str:
     return json.dumps(to_gradescope_dict(result), indent=2) + "\n"
 
 
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
 def to_junit(result: GradeResult) -> str:
-    """JUnit XML: one testsuite per question, one testcase per test."""
+    """JUnit XML: one testsuite per question, one testcase per test (always well-formed)."""
     root = ElementTree.Element("testsuites", name=result.assignment_id, time=f"{result.execution_time:.3f}")
     for q in result.questions:
         suite = ElementTree.SubElement(
@@ -182,11 +198,13 @@ def to_junit(result: GradeResult) -> str:
         for t in q.tests:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
             if not t.passed:
-                failure = ElementTree.SubElement(case, "failure", message=t.message[:JUNIT_MESSAGE_CHARS], type=t.kind or "failed")
-                failure.text = "\n".join([t.message, *[f"[{d.id}] {d.hint}" for d in t.diagnoses]])
+                message = _xml(t.message)
+                failure = ElementTree.SubElement(case, "failure", message=message[:JUNIT_MESSAGE_CHARS], type=t.kind or "failed")
+                failure.text = "\n".join([message, *[f"[{d.id}] {d.hint}" for d in t.diagnoses]])
         if result.load_error:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
-            ElementTree.SubElement(case, "error", message=result.load_error[:JUNIT_MESSAGE_CHARS]).text = result.load_error
+            error = _xml(result.load_error)
+            ElementTree.SubElement(case, "error", message=error[:JUNIT_MESSAGE_CHARS]).text = error
     return ElementTree.tostring(root, encoding="unicode") + "\n"
 
 

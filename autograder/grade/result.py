@@ -34,6 +34,8 @@ class GradeResult:
     grader_version: str = ""
     days_late: int = 0
     seed: int | None = None  # the run's seed: for the instructor's replay, never shown to students
+    submitted_at: str | None = None  # ISO 8601, when known
+    submitted_at_source: str = "none"  # where that time came from (autograder.grade.submitted.TimeSource)
 
     @property
     def diagnoses(self) -> list[str]:

@@ -1,8 +1,11 @@
-"""Static policy check of a submission's source before it runs: syntax and imports.
+"""Static policy check of a submission's source before it runs: syntax, imports, dynamic code.
 
 This is a course policy (no torch, scipy or attn_reference), not the security boundary:
 the sandbox is. Dynamic imports with a literal name (``__import__("x")``,
-``importlib.import_module("x")``) are reported too.
+``importlib.import_module("x")``) are reported as imports of that module. What the import
+check cannot read is disallowed in itself, with the same penalty: an import whose name is
+computed, code run from strings (``exec``, ``eval``, ``compile``), and any use of
+``__builtins__`` (where ``__import__`` can be fetched by a computed name).
 """
 
 from __future__ import annotations
@@ -11,16 +14,29 @@ import ast
 from dataclasses import dataclass
 
 from autograder.errors import LoadFailed
+from autograder.student_text import clean_text
+from autograder.submission.locate import could_not_read
 
 DYNAMIC_IMPORTERS = ("__import__", "import_module")
+#: Why an import is disallowed.
+OUTSIDE_ALLOWED = "imported outside the allowed list"
+#: Names whose use hides code from the import check, and why each is disallowed.
+DYNAMIC_CODE = {
+    "exec": "runs code built from a string",
+    "eval": "runs code built from a string",
+    "compile": "compiles code built from a string",
+    "__builtins__": "reaches the builtins, where __import__ can be fetched by a computed name",
+}
+COMPUTED_IMPORT = "imports a module whose name is computed"
 
 
 @dataclass(frozen=True)
 class ImportViolation:
-    """A top-level module the course does not allow, and the line importing it."""
+    """A top-level module (or a construct) the course does not allow, the line using it, and why."""
 
     module: str
     line: int
+    reason: str = OUTSIDE_ALLOWED
 
 
 def parse_source(source: str, filename: str) -> ast.Module:
@@ -29,16 +45,17 @@ def parse_source(source: str, filename: str) -> ast.Module:
     Raises
     ------
     LoadFailed
-        With the line, offset and message of a syntax error.
+        With the line, offset and message of a syntax error; or "could not be read" when
+        the parser itself gives up (too deep, too big, not Unicode, NUL bytes).
     """
     try:
         return ast.parse(source, filename=filename)
     except SyntaxError as error:
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
-        text = f"\n    {error.text.rstrip()}" if error.text else ""
-        raise LoadFailed(f"{filename} does not parse: {error.msg} ({where}){text}") from None
-    except ValueError as error:
-        raise LoadFailed(f"{filename} cannot be parsed: {error}") from None
+        text = f"\n    {clean_text(error.text).rstrip()}" if error.text else ""
+        raise LoadFailed(f"{filename} does not parse: {clean_text(error.msg)} ({where}){text}") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise could_not_read(filename, error) from None
 
 
 def _imported_modules(tree: ast.Module):
@@ -52,6 +69,34 @@ def _imported_modules(tree: ast.Module):
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             if name in DYNAMIC_IMPORTERS and isinstance(node.args[0].value, str):
                 yield node.args[0].value.split(".")[0], node.lineno
+
+
+def _called_name(node: ast.Call) -> str | None:
+    return getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+
+
+def _dynamic_code(tree: ast.Module):
+    """``ImportViolation`` for each use of a name in :data:`DYNAMIC_CODE`, and each import of a computed name."""
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_CODE:
+            yield ImportViolation(node.id, node.lineno, DYNAMIC_CODE[node.id])
+        elif isinstance(node, ast.Attribute) and node.attr == "__builtins__":
+            yield ImportViolation(node.attr, node.lineno, DYNAMIC_CODE[node.attr])
+        elif isinstance(node, ast.Call) and _called_name(node) in DYNAMIC_IMPORTERS:
+            literal = node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            if not literal:
+                yield ImportViolation(_called_name(node), node.lineno, COMPUTED_IMPORT)
+        elif isinstance(node, ast.Name) and node.id == "__import__" and id(node) not in called:
+            yield ImportViolation(node.id, node.lineno, COMPUTED_IMPORT)  # taken as a value, called elsewhere
+
+
+def policy_violations(tree: ast.Module, allowed: tuple[str, ...]) -> list[ImportViolation]:
+    """Disallowed imports, then dynamic code, one per module or construct (its first line)."""
+    first: dict[str, ImportViolation] = {}
+    for violation in [*disallowed_imports(tree, allowed), *sorted(_dynamic_code(tree), key=lambda v: v.line)]:
+        first.setdefault(violation.module, violation)
+    return sorted(first.values(), key=lambda v: v.line)
 
 
 def disallowed_imports(tree: ast.Module, allowed: tuple[str, ...]) -> list[ImportViolation]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from autograder.gradebook.store import GradebookRow
 from autograder.scoring import SCORE_DECIMALS
+from autograder.student_text import clean_text, spreadsheet_safe
 
 #: Hex digits of the hash that keeps changed names apart.
 NAME_HASH_CHARS = 8
@@ -37,13 +38,13 @@ def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dic
 
 
 def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path) -> Path:
-    """The class table as CSV: a column per assignment, then the total."""
+    """The class table as CSV: a column per assignment, then the total; no cell is a spreadsheet formula."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["student", *assignment_ids, "total"])
         writer.writeheader()
         for record in score_table(rows, assignment_ids):
-            writer.writerow({k: ("" if v is None else v) for k, v in record.items()})
+            writer.writerow({k: ("" if v is None else spreadsheet_safe(v)) for k, v in record.items()})
     return path
 
 
@@ -56,6 +57,6 @@ def write_feedback(rows: list[GradebookRow], out_dir: Path) -> list[Path]:
         report = row.report_dict
         gradescope = report.get("gradescope") or {"score": 0.0, "output": row.error or "not graded", "tests": []}
         (folder / "results.json").write_text(json.dumps(gradescope, indent=2) + "\n", encoding="utf-8")
-        (folder / "feedback.txt").write_text(report.get("text") or f"Not graded: {row.error}\n", encoding="utf-8")
+        (folder / "feedback.txt").write_text(clean_text(report.get("text") or f"Not graded: {row.error}\n"), encoding="utf-8")
         written.append(folder)
     return written

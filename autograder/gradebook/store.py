@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     isolation TEXT NOT NULL,
     days_late INTEGER NOT NULL,
     submitted_at TEXT,
+    submitted_at_source TEXT NOT NULL DEFAULT 'none',
     graded_at TEXT NOT NULL,
     execution_time REAL NOT NULL,
     report TEXT NOT NULL,
@@ -42,8 +43,9 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS by_student ON submissions (assignment, student);
 """
-#: Columns added after the first schema, with their SQL type: a gradebook made before them gains them on open.
-ADDED_COLUMNS = {"seed": "INTEGER"}
+#: Columns added since the first schema, with what a row of an older gradebook holds in them:
+#: the first schema always took submission times from file times, and kept no seed.
+ADDED_COLUMNS = {"submitted_at_source": "TEXT NOT NULL DEFAULT 'file time'", "seed": "INTEGER"}
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class GradebookRow:
     execution_time: float
     report: str  # JSON: the full result (autograder.grade.report.to_dict)
     seed: int | None = None  # the grading run's seed, for an exact replay (`attn-course grade --seed`)
+    submitted_at_source: str = "none"  # where submitted_at came from (autograder.grade.submitted.TimeSource)
 
     @property
     def report_dict(self) -> dict:
@@ -88,14 +91,18 @@ class Gradebook:
         self._connection.execute("PRAGMA journal_mode = WAL")
         self._connection.execute("PRAGMA synchronous = NORMAL")
         self._connection.executescript(SCHEMA)
-        self._add_missing_columns()
+        self._add_new_columns()
 
-    def _add_missing_columns(self) -> None:
-        """Bring a gradebook made by an earlier version up to the current columns (rows keep NULL there)."""
+    def _add_new_columns(self) -> None:
+        """Bring a gradebook of an earlier schema up to date; its rows keep what they meant."""
         present = {row[1] for row in self._connection.execute("PRAGMA table_info(submissions)")}
-        for name, sql_type in ADDED_COLUMNS.items():
+        for name, declaration in ADDED_COLUMNS.items():
             if name not in present:
-                self._connection.execute(f"ALTER TABLE submissions ADD COLUMN {name} {sql_type}")
+                try:
+                    self._connection.execute(f"ALTER TABLE submissions ADD COLUMN {name} {declaration}")
+                except sqlite3.OperationalError as error:  # another batch added it meanwhile
+                    if "duplicate column" not in str(error):
+                        raise
 
     def __enter__(self) -> "Gradebook":
         return self

@@ -2,10 +2,19 @@
 
 :mod:`~autograder.sandbox.protocol`
     The wire format (JSON header + ``.npy`` arrays, bounded, never pickled).
-:mod:`~autograder.sandbox.worker`
-    The program that runs inside the sandbox and imports the submission.
-:mod:`~autograder.sandbox.launcher`
-    Isolation levels, the worker's command line, limits, and killing it.
+:mod:`~autograder.sandbox.worker`, :mod:`~autograder.sandbox.confine`
+    The program that runs inside the sandbox, and how it confines itself before it
+    imports the submission.
+:mod:`~autograder.sandbox.forkserver`, :mod:`~autograder.sandbox.sweep`
+    Inside the sandbox too: the fork server of batches, and the removal of what a
+    finished worker left.
+:mod:`~autograder.sandbox.isolation`
+    The isolation levels, which one works here, which one a run uses.
+:mod:`~autograder.sandbox.host`, :mod:`~autograder.sandbox.bwrap`, :mod:`~autograder.sandbox.launcher`
+    What the worker needs from the host, the bubblewrap command line, the worker's
+    command and limits.
+:mod:`~autograder.sandbox.process`, :mod:`~autograder.sandbox.zygote`, :mod:`~autograder.sandbox.spares`
+    A started worker, the grader's side of the fork server, and workers ready ahead of need.
 :mod:`~autograder.sandbox.client`
     :class:`SandboxedSubmission`, the grader-side handle tests call into.
 
@@ -13,7 +22,7 @@ The names below are loaded on first use, so that starting a worker early (see
 :func:`autograder.sandbox.spares.prestart`) does not wait for numpy to import.
 """
 
-__all__ = ["ISOLATION_LEVELS", "SandboxedSubmission", "detect_isolation"]
+__all__ = ["Isolation", "SandboxedSubmission", "choose_isolation"]
 
 
 def __getattr__(name: str):
@@ -21,8 +30,8 @@ def __getattr__(name: str):
         from autograder.sandbox.client import SandboxedSubmission
 
         return SandboxedSubmission
-    if name in ("ISOLATION_LEVELS", "detect_isolation"):
-        from autograder.sandbox import launcher
+    if name in ("Isolation", "choose_isolation"):
+        from autograder.sandbox import isolation
 
-        return getattr(launcher, name)
+        return getattr(isolation, name)
     raise AttributeError(name)

@@ -34,7 +34,9 @@ from autograder.errors import (
 )
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
-from autograder.sandbox.launcher import WorkerProcess, describe_exit, detect_isolation
+from autograder.sandbox.isolation import Isolation, choose_isolation
+from autograder.sandbox.process import WorkerProcess, describe_exit
+from autograder.student_text import clean_name, clean_text
 from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
@@ -53,8 +55,22 @@ READ_CHUNK_BYTES = protocol.MIB
 #: Most reads of the output pipe in one go.
 MAX_DRAIN_READS = 64
 MS_PER_S = 1000
-#: Bounds on what the worker may send back.
-RESPONSE_LIMITS = protocol.Limits(kinds=protocol.RESULT_KINDS)
+#: A reply to a call may carry this much whatever the inputs (a causal mask from an int, say)...
+MIN_REPLY_BYTES = 16 * protocol.MIB
+#: ... and this many times the bytes of the arrays sent: attention weights outgrow their inputs.
+REPLY_BYTES_PER_INPUT_BYTE = 16
+#: Bounds on a reply that carries no arrays (the greeting, load, ping).
+PLAIN_REPLY_LIMITS = protocol.Limits(max_array_bytes=0, max_message_bytes=0, max_arrays=0, kinds=protocol.RESULT_KINDS)
+
+
+def reply_limits(arrays: list[np.ndarray]) -> protocol.Limits:
+    """Bounds on the reply to a call that sends ``arrays``: what the call can legitimately return.
+
+    The grader allocates nothing beyond them: a forged reply larger than this is refused
+    when its length prefix is read.
+    """
+    bound = max(MIN_REPLY_BYTES, REPLY_BYTES_PER_INPUT_BYTE * sum(a.nbytes for a in arrays))
+    return protocol.Limits(max_array_bytes=bound, max_message_bytes=bound, kinds=protocol.RESULT_KINDS)
 
 _WORKER_ERRORS = {
     cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
@@ -86,7 +102,7 @@ class OutputCapture:
     @property
     def text(self) -> str:
         """Everything kept, decoded leniently, with a note when output was dropped."""
-        text = self._data.decode("utf-8", errors="replace")
+        text = clean_text(self._data.decode("utf-8", errors="replace"))
         if self.truncated:
             text += f"\n[... output truncated at {self.limit_bytes // protocol.KIB} KiB ...]\n"
         return text
@@ -163,9 +179,9 @@ class _Link:
             data += chunk
         return bytes(data)
 
-    def receive(self, deadline: float) -> protocol.Message:
-        """One bounded, validated frame from the worker."""
-        return protocol.read_message(lambda size: self.read_exact(size, deadline), RESPONSE_LIMITS)
+    def receive(self, deadline: float, limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
+        """One frame from the worker, validated and bounded by ``limits``."""
+        return protocol.read_message(lambda size: self.read_exact(size, deadline), limits)
 
 
 def _seed_of(value) -> int | None:
@@ -173,8 +189,8 @@ def _seed_of(value) -> int | None:
 
 
 def _student_text(message) -> str:
-    """``message`` as clean text (no lone surrogates) of bounded length."""
-    text = str(message).encode("utf-8", errors="replace").decode("utf-8")
+    """``message`` as clean text (no lone surrogates, nothing that steers a display) of bounded length."""
+    text = clean_text(message)
     if len(text) > MAX_STUDENT_MESSAGE_CHARS:
         return "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
     return text
@@ -193,9 +209,9 @@ class SandboxedSubmission:
         Timeouts and resource limits (course.yml ``defaults``).
     filename : str
         Name shown in the student's tracebacks.
-    isolation : str, optional
-        Force a level from :data:`autograder.sandbox.launcher.ISOLATION_LEVELS`;
-        by default the strongest that works here (:func:`detect_isolation`).
+    isolation : Isolation, optional
+        Force a level; by default the one the limits ask for, once it is known to work
+        (:func:`~autograder.sandbox.isolation.choose_isolation`).
 
     Examples
     --------
@@ -205,12 +221,12 @@ class SandboxedSubmission:
     """
 
     def __init__(self, module_name: str, source: str, limits: Defaults, filename: str = "<submission>",
-                 *, isolation: str | None = None):
+                 *, isolation: Isolation | None = None):
         self.module_name = module_name
         self.source = source
         self.limits = limits
         self.filename = filename
-        self.isolation = isolation or detect_isolation()
+        self.isolation = Isolation(isolation) if isolation else choose_isolation(limits)
         self._output = OutputCapture(limits.output_limit_kb * protocol.KIB)
         self._link: _Link | None = None
         self._budget_end: float | None = None
@@ -274,7 +290,7 @@ class SandboxedSubmission:
         """
         arrays: list[np.ndarray] = []
         header = {
-            "op": protocol.OP_CALL,
+            "op": protocol.Op.CALL,
             "function": function,
             "args": protocol.encode_value(tuple(args), arrays, _seed_of),
             "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
@@ -285,7 +301,8 @@ class SandboxedSubmission:
             raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
         self._ensure_worker()
         try:
-            message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()")
+            message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()",
+                                     reply_limits(arrays))
         except CallTimeout:
             self._timeouts[function] = self._timeouts.get(function, 0) + 1
             raise
@@ -299,7 +316,7 @@ class SandboxedSubmission:
     def ping(self) -> None:
         """Round-trip an empty request (starts the worker if needed)."""
         self._ensure_worker()
-        self._exchange({"op": protocol.OP_PING}, [], self._deadline(self.limits.call_timeout_s), "ping")
+        self._exchange({"op": protocol.Op.PING}, [], self._deadline(self.limits.call_timeout_s), "ping")
 
     def close(self) -> None:
         """Kill the worker, keep the captured output. Idempotent."""
@@ -383,7 +400,7 @@ class SandboxedSubmission:
             raise LoadFailed(self._load_error)
         self._link = _Link(take_worker(self.limits, self.isolation), self._output)
         self._await_greeting()
-        header = {"op": protocol.OP_LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
+        header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
             self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
         except CallTimeout:
@@ -405,12 +422,13 @@ class SandboxedSubmission:
                 raise CallTimeout(self._budget_message()) from None
             detail = f"{type(error).__name__} {error}".strip()
             raise GraderError(f"the sandbox worker ({self.isolation}) did not start: {detail}\n{link.output.text}") from None
-        if hello.header.get("op") != protocol.OP_HELLO:
+        if hello.header.get("op") != protocol.Op.HELLO:
             self._kill()
             raise GraderError(f"the sandbox worker greeted with {hello.header!r}")
 
-    def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str) -> protocol.Message:
-        """Send one request and return its successful response.
+    def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str,
+                  limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
+        """Send one request and return its successful response (bounded by ``limits``).
 
         Raises
         ------
@@ -423,7 +441,7 @@ class SandboxedSubmission:
         header = {**header, "id": self._next_id}
         try:
             self._link.send(protocol.encode_message(header, arrays), deadline)
-            response = self._link.receive(deadline)
+            response = self._link.receive(deadline, limits)
         except _Expired:
             raise self._timed_out(what) from None
         except _WorkerGone:

@@ -28,6 +28,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 
@@ -66,11 +67,34 @@ KIND_LOAD_FAILED = "load_failed"
 KIND_MISSING_FUNCTION = "missing_function"
 WORKER_KINDS = (KIND_NOT_IMPLEMENTED, KIND_EXCEPTION, KIND_BAD_RETURN, KIND_LOAD_FAILED, KIND_MISSING_FUNCTION)
 
-#: Operations the grader asks of the worker, and the worker's greeting.
-OP_HELLO = "hello"
-OP_LOAD = "load"
-OP_CALL = "call"
-OP_PING = "ping"
+
+
+class Op(StrEnum):
+    """Operations the grader asks of a worker, and the worker's greeting."""
+
+    HELLO = "hello"
+    LOAD = "load"
+    CALL = "call"
+    PING = "ping"
+
+
+class ZygoteOp(StrEnum):
+    """Requests to the fork server (:mod:`~autograder.sandbox.forkserver`) on its control socket.
+
+    Each request is a JSON object ``{"id": n, "op": ..., ...}`` and its answer carries the
+    same ``id``: ``fork`` (with the new worker's three pipe fds attached) answers
+    ``{"pid": ...}``; ``status`` and ``finish`` (of ``"pid"``) answer ``{"returncode": ...}``.
+    """
+
+    FORK = "fork"
+    STATUS = "status"
+    FINISH = "finish"
+
+
+#: Largest control message of the fork server, either way.
+ZYGOTE_MESSAGE_BYTES = 4096
+#: The pipe fds a ``fork`` request carries: request read end, response write end, output write end.
+ZYGOTE_FDS = 3
 
 _TAG_ARRAY = "array"
 _TAG_SCALAR = "scalar"

@@ -11,14 +11,14 @@ what it left behind; it can :func:`prestart` the one worker it will use.
 from __future__ import annotations
 
 import atexit
-
 import os
 
 from autograder.config import Defaults
-from autograder.sandbox.launcher import BWRAP, WorkerProcess, detect_isolation
-from autograder.sandbox.zygote import ForkedWorker, Zygote
+from autograder.sandbox.isolation import Isolation, choose_isolation
+from autograder.sandbox.process import WorkerProcess
+from autograder.sandbox.zygote import ForkedWorker, Zygote, ZygoteGone
 
-_spares: dict[tuple[Defaults, str], WorkerProcess] = {}
+_spares: dict[tuple[Defaults, Isolation], WorkerProcess] = {}
 _zygotes: dict[Defaults, Zygote] = {}
 _enabled = False
 
@@ -34,21 +34,36 @@ def keep_spares(enabled: bool = True) -> None:
         discard_spares()
 
 
-def _forks_workers(isolation: str) -> bool:
+def _forks_workers(isolation: Isolation) -> bool:
     """Whether workers come from a fork server: in batches, under bwrap, for a root grader."""
-    return _enabled and isolation == BWRAP and os.geteuid() == 0
+    return _enabled and isolation == Isolation.BWRAP and os.geteuid() == 0
 
 
-def _forked_worker(limits: Defaults) -> ForkedWorker:
+def _zygote(limits: Defaults) -> Zygote:
+    """The live fork server for these limits, started (or replaced) as needed."""
     zygote = _zygotes.get(limits)
     if zygote is None or not zygote.alive():
         if zygote is not None:
             zygote.close()
         zygote = _zygotes[limits] = Zygote(limits)
-    return zygote.fork_worker()
+    return zygote
 
 
-def take_worker(limits: Defaults, isolation: str) -> WorkerProcess | ForkedWorker:
+def _forked_worker(limits: Defaults) -> ForkedWorker:
+    """A worker from the fork server; a server that stopped answering is replaced once.
+
+    Raises
+    ------
+    GraderError
+        When a fresh server cannot fork either.
+    """
+    try:
+        return _zygote(limits).fork_worker()
+    except ZygoteGone:
+        return _zygote(limits).fork_worker()
+
+
+def take_worker(limits: Defaults, isolation: Isolation) -> WorkerProcess | ForkedWorker:
     """A started worker for these limits: forked, or the spare if one is alive, or a new one.
 
     When spares are on (and no fork server serves), a replacement is started before
@@ -66,13 +81,13 @@ def take_worker(limits: Defaults, isolation: str) -> WorkerProcess | ForkedWorke
     return worker
 
 
-def prestart(limits: Defaults, isolation: str | None = None) -> None:
+def prestart(limits: Defaults, isolation: Isolation | None = None) -> None:
     """Start one worker now for the next :func:`take_worker`.
 
     A single grading run calls this first, so the worker's start-up overlaps the
     grader's own imports instead of following them.
     """
-    key = (limits, isolation or detect_isolation())
+    key = (limits, isolation or choose_isolation(limits))
     if key not in _spares:
         _spares[key] = WorkerProcess.spawn(*key)
 

@@ -1,17 +1,18 @@
 """The sandboxed worker: imports a submission and answers calls into it.
 
 This file runs *inside* the sandbox, never in the grader's process. The launcher starts
-it as ``python -I -S -B -u worker.py CONFIG`` with ``protocol.py`` beside it and numpy
-in ``../site``. ``CONFIG`` is JSON::
+it as ``python -I -S -B -u worker.py CONFIG`` with the modules it imports (``protocol``,
+``confine``, ``forkserver``, ``sweep``) beside it and numpy in ``../site``. ``CONFIG`` is JSON::
 
     {"in": 3, "out": 4, "rlimits": {"RLIMIT_AS": [soft, hard], ...},
      "uid": 65534, "gid": 65534, "parent_death_signal": false}
 
-Before anything of the student runs, the worker lowers its resource limits, drops to
-``uid``/``gid`` (when given) and imports numpy once. It then greets the grader and
+Before anything of the student runs, the worker imports numpy once and confines itself
+(:func:`confine.confine`: resource limits, ``uid``/``gid``). It then greets the grader and
 serves ``load``, ``call`` and ``ping`` requests on the inherited pipe fds ``in`` and
 ``out``; the student's stdout and stderr (fds 1 and 2) are a separate pipe the grader
-only captures, so prints can never corrupt the protocol.
+only captures, so prints can never corrupt the protocol. With ``"zygote": true`` it is the
+fork server instead (:mod:`forkserver`), forking one such worker per submission.
 
 Only the standard library and numpy are imported here.
 """
@@ -21,10 +22,14 @@ from __future__ import annotations
 import json
 import linecache
 import os
-import signal
 import sys
 import traceback
 import types
+
+#: One thread for every numerical library: RLIMIT_NPROC counts threads, RLIMIT_AS their stacks.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                  "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_variable] = "1"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if not __package__:
@@ -34,8 +39,10 @@ if not __package__:
 import numpy as np  # noqa: E402
 
 if __package__:
-    from . import protocol
-else:
+    from . import confine, forkserver, protocol
+else:  # run as a script inside the sandbox: its modules sit beside it, importable only now
+    import confine  # noqa: E402
+    import forkserver  # noqa: E402
     import protocol  # noqa: E402
 
     sys.path.remove(_HERE)
@@ -52,17 +59,6 @@ MAX_REQUEST_HEADER_BYTES = 16 * protocol.MIB
 REQUEST_LIMITS = protocol.Limits(max_header_bytes=MAX_REQUEST_HEADER_BYTES, kinds=protocol.ARGUMENT_KINDS)
 #: Exit status when the grader closes the request pipe.
 EXIT_OK = 0
-#: The fork server's control messages: their largest size, and the pipes a ``fork`` carries.
-ZYGOTE_MESSAGE_BYTES = 4096
-ZYGOTE_FDS = 3
-#: The places in the sandbox a worker can write to, emptied when it is finished.
-SANDBOX_WRITABLE = ("/tmp", "/dev/shm")
-#: Mode that lets the owner list and empty a folder whatever its mode was.
-OWNER_ONLY_MODE = 0o700
-#: ``IPC_RMID``: the command that removes a System V IPC object.
-IPC_RMID = 0
-#: ``prctl`` option that asks for a signal when the parent dies.
-PR_SET_PDEATHSIG = 1
 
 
 class Failure(Exception):
@@ -93,45 +89,6 @@ def student_traceback(error: BaseException, filename: str) -> str:
 
 def _exit_code(error: SystemExit) -> str:
     return repr(error.code) if error.code is not None else ""
-
-
-# --- bootstrap -------------------------------------------------------------------------
-
-
-def apply_rlimits(rlimits: dict[str, list[int]]) -> None:
-    """Lower each named resource limit to ``[soft, hard]``."""
-    import resource
-
-    for name, (soft, hard) in rlimits.items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
-
-
-def drop_privileges(uid: int | None, gid: int | None) -> None:
-    """Become ``uid``/``gid`` with no supplementary groups, for good.
-
-    Raises
-    ------
-    RuntimeError
-        If the process could regain root afterwards.
-    """
-    if uid is None:
-        return
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    try:
-        os.setuid(0)
-    except PermissionError:
-        return
-    raise RuntimeError("the worker could regain root after dropping privileges")
-
-
-def die_with_parent() -> None:
-    """Ask the kernel for SIGKILL when the grader dies (where no sandbox does it)."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 # --- results -------------------------------------------------------------------------
@@ -384,12 +341,12 @@ class Worker:
         """The response header and arrays for one request."""
         header = message.header
         op = header.get("op")
-        if op == protocol.OP_PING:
+        if op == protocol.Op.PING:
             return {"ok": True}, []
-        if op == protocol.OP_LOAD:
+        if op == protocol.Op.LOAD:
             self.submission.load(str(header["module"]), str(header["source"]), str(header["filename"]))
             return {"ok": True}, []
-        if op == protocol.OP_CALL:
+        if op == protocol.Op.CALL:
             args = protocol.decode_value(header["args"], message.arrays)
             kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
             arrays: list[np.ndarray] = []
@@ -399,7 +356,7 @@ class Worker:
 
     def serve(self) -> int:
         """Answer requests until the grader closes the pipe."""
-        self.channel.send({"op": protocol.OP_HELLO, "pid": os.getpid(), "uid": os.getuid(), "numpy": np.__version__})
+        self.channel.send({"op": protocol.Op.HELLO, "pid": os.getpid(), "uid": os.getuid(), "numpy": np.__version__})
         while True:
             try:
                 message = protocol.read_message(self.channel.read_exact, REQUEST_LIMITS)
@@ -413,187 +370,18 @@ class Worker:
             self.channel.send(response, arrays)
 
 
-# --- the fork server ------------------------------------------------------------------
-
-
-def _become_worker(config: dict, fds: list[int]) -> int:
-    """In a freshly forked child: take the three pipes, confine itself, serve one submission."""
-    in_fd, out_fd, output_fd = fds
-    os.setsid()
-    for standard in (1, 2):
-        os.dup2(output_fd, standard)
-    os.close(output_fd)
-    apply_rlimits(config.get("rlimits", {}))
-    drop_privileges(config.get("uid"), config.get("gid"))
+def serve_one(in_fd: int, out_fd: int) -> int:
+    """Serve one submission on the pipe fds ``in_fd`` and ``out_fd``."""
     return Worker(Channel(in_fd, out_fd)).serve()
 
 
-def _fork_worker(config: dict, fds: list[int], control) -> int:
-    """Fork a worker for one submission; the zygote keeps nothing of it but its pid."""
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            control.close()
-            status = _become_worker(config, fds)
-        finally:
-            os._exit(status)
-    for fd in fds:
-        os.close(fd)
-    return pid
-
-
-def _empty_folder(top: str) -> None:
-    """Delete everything under ``top`` that this uid may delete, however deep or locked it is.
-
-    Folders are opened up (mode 0o700) before they are listed, and the walk keeps its own
-    stack, so neither a folder with mode 0o000 nor a very deep tree stops it.
-    """
-    stack, folders = [top], []
-    while stack:
-        folder = stack.pop()
-        if folder != top:
-            folders.append(folder)
-            try:
-                os.chmod(folder, OWNER_ONLY_MODE)
-            except OSError:
-                continue
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            else:
-                try:
-                    os.unlink(entry.path)
-                except OSError:
-                    pass
-    for folder in reversed(folders):
-        try:
-            os.rmdir(folder)
-        except OSError:
-            pass
-
-
-def _remove_sysv_ipc() -> None:
-    """Remove every System V shared memory segment, semaphore set and message queue this uid owns."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    removers = {
-        "shm": lambda ident: libc.shmctl(ident, IPC_RMID, None),
-        "sem": lambda ident: libc.semctl(ident, 0, IPC_RMID),
-        "msg": lambda ident: libc.msgctl(ident, IPC_RMID, None),
-    }
-    for kind, remove in removers.items():
-        try:
-            with open(f"/proc/sysvipc/{kind}") as listing:
-                rows = listing.read().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            fields = row.split()
-            if len(fields) > 1 and fields[1].isdigit():
-                remove(int(fields[1]))
-
-
-def _sweep(uid: int | None) -> None:
-    """Kill every process of the sandbox uid and remove all it left, as that uid.
-
-    The zygote itself keeps no right to signal other users; a short-lived child that
-    becomes the sandbox uid does, and ``kill(-1)`` then reaches every process of that
-    uid but itself: the worker, its children, anything it left running. The same child
-    empties the writable places (the private /tmp and /dev/shm) and removes the System V
-    IPC objects, so nothing of one submission reaches the next.
-    """
-    if uid is None:
-        return
-    pid = os.fork()
-    if pid == 0:
-        try:
-            drop_privileges(uid, uid)
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            for folder in SANDBOX_WRITABLE:
-                _empty_folder(folder)
-            _remove_sysv_ipc()
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
-
-def _status_of(pid: int, wait: bool) -> int | None:
-    """The worker's raw wait status, or None while it runs (``wait=False``)."""
-    try:
-        reaped, status = os.waitpid(pid, 0 if wait else os.WNOHANG)
-    except ChildProcessError:
-        return None
-    return status if reaped == pid else None
-
-
-def _returncode(status: int | None) -> int | None:
-    """``subprocess``'s convention: the exit code, or minus the signal that killed it."""
-    if status is None:
-        return None
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
-def serve_zygote(config: dict) -> int:
-    """Fork a confined worker per ``fork`` request; ``finish`` ends one and cleans up after it.
-
-    Requests are JSON on the control socket; ``fork`` carries the worker's three pipe
-    fds (request read end, response write end, output write end) as SCM_RIGHTS.
-    """
-    import socket
-
-    control = socket.socket(fileno=config["control"])
-    statuses: dict[int, int | None] = {}  # each live worker's raw wait status, once reaped
-
-    def status(pid: int, wait: bool) -> int | None:
-        if statuses[pid] is None:
-            statuses[pid] = _status_of(pid, wait)
-        return statuses[pid]
-
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, ZYGOTE_MESSAGE_BYTES, ZYGOTE_FDS)
-        except OSError:
-            return EXIT_OK
-        if not message:
-            return EXIT_OK
-        request = json.loads(message)
-        op, pid = request.get("op"), request.get("pid")
-        if op == "fork" and len(fds) == ZYGOTE_FDS:
-            pid = _fork_worker(config, fds, control)
-            statuses[pid] = None
-            answer = {"pid": pid}
-        elif op == "status" and pid in statuses:
-            answer = {"returncode": _returncode(status(pid, wait=False))}
-        elif op == "finish" and pid in statuses:
-            _sweep(config.get("uid"))
-            answer = {"returncode": _returncode(status(pid, wait=True))}
-            del statuses[pid]
-        else:
-            for fd in fds:
-                os.close(fd)
-            answer = {"error": f"bad request {op!r}"}
-        control.send(json.dumps(answer).encode())
-
-
 def main(argv: list[str]) -> int:
-    """Bootstrap from the JSON config in ``argv[1]``, then serve (or fork workers, as a zygote)."""
+    """Bootstrap from the JSON config in ``argv[1]``, then serve (or fork workers, as a fork server)."""
     config = json.loads(argv[1])
     if config.get("zygote"):
-        return serve_zygote(config)
-    apply_rlimits(config.get("rlimits", {}))
-    drop_privileges(config.get("uid"), config.get("gid"))
-    if config.get("parent_death_signal"):
-        die_with_parent()
-    return Worker(Channel(config["in"], config["out"])).serve()
+        return forkserver.serve_zygote(config, serve_one)
+    confine.confine(config)
+    return serve_one(config["in"], config["out"])
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
+from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
 #: Largest submission file read, and largest total unpacked from a zip.
@@ -96,14 +97,15 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
     if name.endswith(".ipynb"):
         try:
             return notebook_to_module(text, stubs.functions) == stubs.notebook_code
-        except NotebookError:
-            return False
+        except NOTEBOOK_PARSE_ERRORS:
+            return False  # unreadable: certainly not the stub
     return stubs.module is not None and _normalised(text) == _normalised(stubs.module)
 
 
 def shown(name: str) -> str:
-    """A file name as text safe to print and store: undecodable bytes become ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+    """A file name as one line of text safe to print and store: undecodable bytes and control
+    characters become ``\\xNN`` (see :func:`autograder.student_text.clean_name`)."""
+    return clean_name(os.fsencode(name).decode("utf-8", errors="backslashreplace"))
 
 
 def _decode(data: bytes, origin: str) -> str:
@@ -115,13 +117,31 @@ def _decode(data: bytes, origin: str) -> str:
         raise LoadFailed(f"{origin} is not UTF-8 text (byte {error.start})") from None
 
 
+#: What makes Python's own parsers give up on a file, and how to say it to the student.
+_UNREADABLE = {
+    RecursionError: "it nests expressions too deeply for Python's parser",
+    MemoryError: "parsing it needs more memory than the grader has",
+    UnicodeError: "it holds characters that are not valid Unicode (a lone surrogate)",
+}
+#: Errors of the standard library's parsers on a malformed notebook (a cell whose source is numbers, say).
+NOTEBOOK_PARSE_ERRORS = (NotebookError, TypeError, ValueError, AttributeError, RecursionError, MemoryError)
+
+
+def could_not_read(origin: str, error: BaseException) -> LoadFailed:
+    """The student's result for a file the grader's parsers choke on: ``"<file> could not be read: <why>"``."""
+    reason = next((words for kind, words in _UNREADABLE.items() if isinstance(error, kind)), None)
+    if reason is None:
+        reason = clean_text(error) if isinstance(error, NotebookError) else f"{type(error).__name__}: {clean_text(error)}"
+    return LoadFailed(f"{origin} could not be read: {reason}")
+
+
 def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions) -> SubmissionSource:
     text = _decode(data, origin)
     if name.endswith(".ipynb"):
         try:
             return SubmissionSource(module_name, notebook_to_module(text, functions), origin, "notebook")
-        except NotebookError as error:
-            raise LoadFailed(f"{origin}: {error}") from None
+        except NOTEBOOK_PARSE_ERRORS as error:
+            raise could_not_read(origin, error) from None
     return SubmissionSource(module_name, text, origin, "module")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -201,7 +202,7 @@ def test_check_passes_every_question_of_the_solution(solution_file):
     assert result.exit_code == 0, result.output
     lines = _question_lines(result.output)
     assert len(lines) == len(HW1.questions)
-    assert all(line.split()[0] == "pass" for line in lines)
+    assert all(line.split()[0] == "pass" for line in lines), result.output
 
 
 @pytest.mark.slow
@@ -214,15 +215,29 @@ def test_check_fails_every_question_of_the_stub_naming_not_implemented(stub_file
     assert result.output.count("NotImplementedError") >= len(HW1.questions)
 
 
+BROKEN_GRADER = """
+import autograder.grade.api as api
+from autograder.errors import GraderError
+
+def broken(*args, **kwargs):
+    raise GraderError("a grader failure injected by the test")
+
+api.grade_submission = broken
+"""
+
+
 def test_a_batch_the_grader_fails_on_exits_non_zero_and_is_retried(tmp_path, monkeypatch):
     folder = tmp_path / "class"
     (folder / "ada").mkdir(parents=True)
     (folder / "ada" / HW1.module).write_text(SOLUTION, encoding="utf-8")
     db = tmp_path / "gradebook.sqlite3"
-    monkeypatch.setenv("ATTN_SANDBOX", "no-such-level")
+    injected = tmp_path / "inject"
+    injected.mkdir()
+    (injected / "sitecustomize.py").write_text(BROKEN_GRADER, encoding="utf-8")  # only the grading processes load it
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(injected), os.environ.get("PYTHONPATH", "")]))
     failed = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
     assert failed.exit_code != 0 and "grader failed on 1 entries" in failed.output
-    monkeypatch.delenv("ATTN_SANDBOX")
+    monkeypatch.delenv("PYTHONPATH")
     retried = run("grade", HW1.id, folder, "-j", "1", "--gradebook", db)
     assert retried.exit_code == 0 and "1 graded, 0 already graded" in retried.output
 
@@ -274,3 +289,64 @@ def test_a_folder_with_two_changed_candidates_exits_non_zero_naming_both(tmp_pat
     for command in ("check", "grade"):
         result = run(command, HW1.id, folder)
         assert result.exit_code != 0 and HW1.module in result.output and HW1.notebook in result.output, result.output
+
+
+def test_a_grader_error_anywhere_below_the_cli_is_one_message_without_a_traceback(tmp_path, monkeypatch):
+    import autograder.grade.api
+    from autograder.errors import GraderError
+
+    def broken(*args, **kwargs):
+        raise GraderError("the hidden tests are missing: reinstall the course")
+
+    monkeypatch.setattr(autograder.grade.api, "grade_submission", broken)
+    result = run("grade", HW1.id, tmp_path / HW1.module)
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: the hidden tests are missing: reinstall the course"
+
+
+def test_sandbox_none_is_asked_for_explicitly_and_recorded_in_the_result(solution_file, monkeypatch):
+    monkeypatch.delenv("ATTN_SANDBOX", raising=False)
+    result = run("grade", HW1.id, solution_file, "--format", "json", "--sandbox", "none")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["isolation"] == "none" and report["score"] == HW1.max_points
+    assert json.loads(run("grade", HW1.id, solution_file, "--format", "json").output)["isolation"] == "bwrap"
+
+
+def test_sandbox_option_and_environment_must_agree(solution_file, monkeypatch):
+    monkeypatch.setenv("ATTN_SANDBOX", "bwrap")
+    result = run("grade", HW1.id, solution_file, "--sandbox", "none")
+    assert result.exit_code == 1 and "contradicts ATTN_SANDBOX=bwrap" in result.output
+
+
+def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
+    folder = tmp_path / "class"
+    for student in ("ada", "lee"):
+        (folder / student).mkdir(parents=True)
+        (folder / student / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    result = run("grade", HW1.id, folder, "--sandbox", "none", "--gradebook", tmp_path / "gradebook.sqlite3")
+    assert result.exit_code == 1 and "only in the bwrap sandbox" in result.output
+    assert not (tmp_path / "gradebook.sqlite3").exists()
+
+
+def test_gradescope_metadata_gives_the_submission_time_and_the_result_says_so(tmp_path):
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION, encoding="utf-8")
+    created = (HW1.due + dt.timedelta(days=2)).isoformat(timespec="microseconds")
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"id": 1, "created_at": created, "assignment": {"title": "hw1"}}), encoding="utf-8")
+    result = run("grade", HW1.id, path, "--format", "json", "--metadata", metadata)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["days_late"] == 2 and report["submitted_at_source"] == "submission_metadata.json"
+
+
+def test_file_times_decide_late_days_only_when_asked_for(tmp_path):
+    path = tmp_path / HW1.module
+    path.write_text(SOLUTION, encoding="utf-8")
+    late = (HW1.due + dt.timedelta(days=2)).timestamp()
+    os.utime(path, (late, late))
+    unasked = json.loads(run("grade", HW1.id, path, "--format", "json").output)
+    assert (unasked["days_late"], unasked["submitted_at_source"]) == (0, "none")
+    asked = json.loads(run("grade", HW1.id, path, "--format", "json", "--file-times").output)
+    assert (asked["days_late"], asked["submitted_at_source"]) == (2, "file time")

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.batch.entries import Entry, content_hash, list_entries, student_name
+from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
 
 MODULE = "scaled_attention.py"
 
@@ -73,13 +74,27 @@ def test_entries_are_sorted_by_the_bytes_of_their_names(tmp_path):
     assert [os.fsencode(e.path.name) for e in list_entries(tmp_path)] == [b"Ada.py", b"ben.py", b"zed.py", b"\xff.py"]
 
 
-def test_submitted_at_is_the_modification_time_in_utc(tmp_path):
+def test_with_file_times_submitted_at_is_the_modification_time_in_utc(tmp_path):
     path = tmp_path / "ada.py"
     path.write_text("x = 1\n")
     when = dt.datetime(2027, 3, 9, 1, 2, 3, tzinfo=dt.timezone.utc)
     os.utime(path, (when.timestamp(), when.timestamp()))
-    (entry,) = list_entries(tmp_path)
-    assert entry.submitted_at == when
+    (entry,) = list_entries(tmp_path, file_times=True)
+    assert (entry.submitted_at, entry.submitted_at_source) == (when, TimeSource.FILE_TIME)
+    (unasked,) = list_entries(tmp_path)
+    assert (unasked.submitted_at, unasked.submitted_at_source) == (None, TimeSource.NONE)
+
+
+def test_the_times_of_submitted_at_csv_win_and_the_file_is_no_entry(tmp_path):
+    for name in ("ada.py", "ben.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / TIMES_CSV).write_text("student,submitted_at\nada,2027-03-09T10:00:00+08:00\n")
+    times = read_times_csv(tmp_path / TIMES_CSV)
+    entries = {e.student: e for e in list_entries(tmp_path, times, file_times=True)}
+    assert set(entries) == {"ada", "ben"}
+    assert entries["ada"].submitted_at == dt.datetime(2027, 3, 9, 2, 0, tzinfo=dt.timezone.utc)
+    assert entries["ada"].submitted_at_source == TimeSource.CSV
+    assert (entries["ben"].submitted_at, entries["ben"].submitted_at_source) == (None, TimeSource.NONE)
 
 
 def test_a_dangling_symlink_is_an_entry_without_a_time_and_with_an_unreadable_hash(tmp_path):
@@ -210,5 +225,5 @@ def test_a_folder_entry_is_as_late_as_its_newest_file(tmp_path):
     early, late = 1_700_000_000, 1_800_000_000
     os.utime(work, (late, late))
     os.utime(folder, (early, early))
-    (entry,) = list_entries(tmp_path)
+    (entry,) = list_entries(tmp_path, file_times=True)
     assert entry.submitted_at == dt.datetime.fromtimestamp(late, tz=dt.timezone.utc)

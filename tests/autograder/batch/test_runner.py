@@ -288,10 +288,10 @@ def test_the_resume_fingerprint_changes_with_any_hidden_test_file(tmp_path):
 
     hidden = tmp_path / "hidden"
     shutil.copytree(HIDDEN_TESTS_DIR / HW1.id, hidden / HW1.id)
-    before = grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)
-    assert before == grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)
+    before = grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)
+    assert before == grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)
     test_file = next((hidden / HW1.id).glob("test_*.py"))
     test_file.write_text(test_file.read_text(encoding="utf-8") + "\n# one more line\n", encoding="utf-8")
-    assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden) != before
+    assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden) != before
     (hidden / HW1.id / "test_new.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
-    assert len({before, grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden)}) == 2
+    assert len({before, grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)}) == 2

@@ -96,3 +96,11 @@ def test_a_completed_notebook_beside_the_untouched_stub_module_is_what_gets_chec
     (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0]), questions=assignment.questions), encoding="utf-8")
     report = check_submission(COURSE, IDS[0], tmp_path)
     assert report.origin.endswith(assignment.notebook) and report.score == assignment.max_points, format_check(report)
+
+
+def test_a_public_case_with_a_generator_gives_the_same_answer_every_time_it_runs(tmp_path):
+    assignment = COURSE.assignment(IDS[0])
+    (tmp_path / assignment.module).write_text(_solution(IDS[0]), encoding="utf-8")
+    for _ in range(2):  # the same process runs the public checks twice
+        report = check_submission(COURSE, IDS[0], tmp_path)
+        assert report.score == assignment.max_points, format_check(report)

@@ -9,7 +9,15 @@ import pytest
 
 from autograder.config import Defaults
 from autograder.errors import LoadFailed
-from autograder.grade.static_check import ImportViolation, disallowed_imports, parse_source
+from autograder.grade.static_check import (
+    COMPUTED_IMPORT,
+    DYNAMIC_CODE,
+    OUTSIDE_ALLOWED,
+    ImportViolation,
+    disallowed_imports,
+    parse_source,
+    policy_violations,
+)
 
 ALLOWED = Defaults().allowed_imports
 
@@ -153,8 +161,44 @@ def test_a_syntax_error_without_column_or_text_gives_just_the_line(monkeypatch):
 def test_source_that_cannot_be_encoded_is_a_load_failure_saying_why():
     # A lone surrogate (e.g. "\ud800" escaped in a notebook's JSON) cannot be encoded to UTF-8 for the parser.
     message = load_failure('x = "\ud800"\n')
-    assert message.startswith("mine.py cannot be parsed: ") and "surrogates not allowed" in message
+    assert message.startswith("mine.py could not be read: ") and "lone surrogate" in message
 
 
 def test_a_call_of_a_computed_function_with_a_string_is_not_an_import():
     assert violations('handlers = [print]\nhandlers[0]("torch")\nmake()("scipy")\n') == []
+
+
+def policy(source: str) -> list[tuple[str, int, str]]:
+    return [(v.module, v.line, v.reason) for v in policy_violations(ast.parse(textwrap.dedent(source)), ALLOWED)]
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "reason"),
+    [
+        ('m = __import__("o" + "s")', "__import__", COMPUTED_IMPORT),
+        ("name = 'os'\nm = importlib.import_module(name)", "import_module", COMPUTED_IMPORT),
+        ("loader = __import__\nloader('os')", "__import__", COMPUTED_IMPORT),
+        ('exec("import os")', "exec", DYNAMIC_CODE["exec"]),
+        ("run = eval", "eval", DYNAMIC_CODE["eval"]),
+        ('code = compile("1", "x", "eval")', "compile", DYNAMIC_CODE["compile"]),
+        ("b = __builtins__", "__builtins__", DYNAMIC_CODE["__builtins__"]),
+        ("import numpy\nb = numpy.__builtins__", "__builtins__", DYNAMIC_CODE["__builtins__"]),
+    ],
+)
+def test_code_the_import_check_cannot_read_is_disallowed_with_a_reason(source, name, reason):
+    assert (name, reason) in [(module, why) for module, _, why in policy(source)]
+
+
+def test_ordinary_code_is_not_dynamic_code():
+    source = """
+        import numpy as np
+        PATTERN = np.char.compile if hasattr(np.char, "compile") else None
+        def compile_mask(n):
+            return np.tril(np.ones((n, n), bool))
+        helper = __import__("numpy")
+    """
+    assert policy(source) == []
+
+
+def test_each_construct_is_reported_once_at_its_first_line():
+    assert policy('exec("1")\nexec("2")\nimport os\n') == [("exec", 1, DYNAMIC_CODE["exec"]), ("os", 3, OUTSIDE_ALLOWED)]

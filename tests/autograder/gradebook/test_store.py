@@ -265,3 +265,30 @@ def test_the_same_bytes_graded_by_another_grader_version_are_a_second_row(tmp_pa
         book.record(make_row(grader_version="1.0.0"))
         book.record(make_row(grader_version="1.0.1", score=7.0))
     assert _count(path) == 2
+
+
+#: The first schema of the gradebook, before submission times had a recorded source.
+FIRST_SCHEMA = """
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY, student TEXT NOT NULL, assignment TEXT NOT NULL, content_hash TEXT NOT NULL,
+    grader_version TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('graded', 'error')), score REAL NOT NULL,
+    max_score REAL NOT NULL, raw_score REAL NOT NULL, error TEXT, diagnoses TEXT NOT NULL, tests TEXT NOT NULL,
+    isolation TEXT NOT NULL, days_late INTEGER NOT NULL, submitted_at TEXT, graded_at TEXT NOT NULL,
+    execution_time REAL NOT NULL, report TEXT NOT NULL, UNIQUE (student, assignment, content_hash, grader_version)
+);
+INSERT INTO submissions VALUES (1, 'ada', 'hw1', 'abc', 'v1', 'graded', 9, 9, 9, NULL, '[]', '[]', 'bwrap', 1,
+    '2027-03-09T10:00:00+00:00', '2027-03-10T10:00:00+00:00', 0.5, '{}');
+"""
+
+
+def test_a_gradebook_of_the_first_schema_opens_and_its_rows_say_their_times_were_file_times(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(FIRST_SCHEMA)
+    with Gradebook(path) as book:
+        (old,) = book.rows()
+        assert (old.student, old.days_late, old.submitted_at_source) == ("ada", 1, "file time")
+        book.record(make_row(student="ben", submitted_at_source="submitted_at.csv"))
+        assert {r.student: r.submitted_at_source for r in book.rows()} == {"ada": "file time", "ben": "submitted_at.csv"}
+    with Gradebook(path) as again:
+        assert len(again.rows()) == 2

@@ -8,7 +8,8 @@ import pytest
 
 from autograder.config import Defaults
 from autograder.sandbox import SandboxedSubmission
-from autograder.sandbox import launcher
+from autograder.sandbox import isolation
+from autograder.sandbox.isolation import Isolation, choose_isolation
 
 #: Limits small enough to keep the suite fast, large enough for numpy to start.
 TEST_LIMITS = Defaults(
@@ -22,17 +23,17 @@ TEST_LIMITS = Defaults(
 )
 
 #: The level the suite runs at (what the grader would pick, or ATTN_SANDBOX).
-ISOLATION = launcher.detect_isolation()
+ISOLATION = choose_isolation(TEST_LIMITS)
 #: Levels where the worker cannot signal, fork-bomb or out-privilege the grader.
-CONFINED = (launcher.BWRAP, launcher.UID_RLIMITS)
+CONFINED = (Isolation.BWRAP,)
 
 needs_bwrap = pytest.mark.skipif(
-    not launcher.bwrap_works(),
+    not isolation.bwrap_works(),
     reason="bwrap cannot start the worker on this machine (no bwrap binary, or namespaces are not permitted)",
 )
 needs_confinement = pytest.mark.skipif(
     ISOLATION not in CONFINED,
-    reason=f"isolation is {ISOLATION!r}: without bwrap or a uid drop this test would attack the grader itself",
+    reason=f"isolation is {ISOLATION!r}: without bwrap this test would attack the grader itself",
 )
 
 

@@ -6,16 +6,20 @@ import json
 import os
 import struct
 import time
+import tracemalloc
 
 import numpy as np
 import pytest
 
 from autograder.errors import BadReturn, CallTimeout, LoadFailed, StudentException, WorkerCrashed
-from autograder.sandbox import launcher, protocol
+from autograder.sandbox import protocol
+from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.client import MAX_TIMEOUTS_PER_FUNCTION
 
 from .conftest import ISOLATION, TEST_LIMITS, make_submission
 
+#: RLIMIT_NOFILE of every worker (a literal: the code's own constant would prove nothing).
+OPEN_FILES_LIMIT = 64
 #: Generous bound for "finished promptly" (the call timeout plus start-up slack, not a benchmark).
 PROMPT_S = TEST_LIMITS.call_timeout_s + 5.0
 
@@ -74,7 +78,7 @@ def test_an_endless_loop_times_out_and_the_next_call_restarts_the_worker(sandbox
     assert "before the loop" in sub.captured_output
 
 
-@pytest.mark.parametrize("level", [ISOLATION, launcher.NONE])
+@pytest.mark.parametrize("level", [ISOLATION, Isolation.NONE])
 def test_a_loop_that_ignores_sigterm_and_sigint_is_killed(sandbox, level):
     sub = sandbox(TROUBLE, isolation=level)
     started = time.monotonic()
@@ -109,8 +113,7 @@ def test_a_dying_worker_is_worker_crashed_and_restarted(sandbox, function, words
 
 def test_the_cpu_time_limit_kills_a_spinning_worker(sandbox):
     limits = TEST_LIMITS.model_copy(update={"cpu_time_s": 1, "call_timeout_s": 20.0})
-    level = launcher.RLIMITS if ISOLATION == launcher.NONE else ISOLATION
-    sub = sandbox(TROUBLE, limits=limits, isolation=level)
+    sub = sandbox(TROUBLE, limits=limits)
     with pytest.raises(WorkerCrashed, match="CPU time limit"):
         sub.spin()
 
@@ -260,6 +263,52 @@ def test_a_forged_reply_in_turn_still_cannot_claim_a_grader_side_failure(sandbox
         sub.forge()
 
 
+#: The size of a forged reply, and what the grader may allocate while refusing it.
+FORGED_REPLY_MB = 200
+REFUSAL_PEAK_MB = 64
+
+
+def test_a_reply_larger_than_the_call_can_return_is_refused_before_it_is_read(sandbox):
+    """A 200 MB array for a call on a few bytes of input: the grader must not read (or hold) it."""
+    sub = sandbox(
+        f"""
+        import json, os, struct, sys, time
+        import numpy as np
+        OUT = json.loads(sys.argv[1])["out"]
+        def request_id():
+            frame = sys._getframe()
+            while "header" not in frame.f_locals:
+                frame = frame.f_back
+            return frame.f_locals["header"]["id"]
+        def write_all(data):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(OUT, view):]
+        def forge(x):
+            npy = {_npy_header("<f8", (FORGED_REPLY_MB * 2**20 // 8,))!r}
+            header = json.dumps({{"id": request_id(), "ok": True, "result": {{"t": "array", "i": 0}},
+                                  "observed": {{"mutated": [], "returned": {{"container": None, "parts": ["ndarray"]}}}}}}).encode()
+            write_all(b"ATN1" + struct.pack("!II", len(header), 1) + header + struct.pack("!Q", len(npy) + {FORGED_REPLY_MB} * 2**20) + npy)
+            zeros = bytes(2**20)
+            for _ in range({FORGED_REPLY_MB}):
+                write_all(zeros)
+            time.sleep(30)
+        def ok():
+            return 1
+        """,
+        limits=TEST_LIMITS.model_copy(update={"call_timeout_s": 20.0}),
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadReturn, match="bytes"):
+            sub.forge(np.ones(4))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < REFUSAL_PEAK_MB * 2**20, f"the grader peaked at {peak / 2**20:.0f} MB"
+    assert sub.ok() == 1
+
+
 def test_a_forged_frame_at_import_is_a_load_failure(sandbox):
     with pytest.raises(LoadFailed):
         sandbox(
@@ -288,11 +337,10 @@ def test_a_function_that_keeps_hanging_is_not_run_again(sandbox):
     assert sub.call("ok", np.arange(3)).tolist() == [0, 1, 2]
 
 
-def test_open_files_are_bounded(sandbox):
-    if ISOLATION == launcher.NONE:
-        pytest.skip("the none level sets no limits")
-    sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n")
-    assert int(sub.call("hoard")) < launcher.MAX_OPEN_FILES
+@pytest.mark.parametrize("level", [ISOLATION, Isolation.NONE])
+def test_open_files_are_bounded(sandbox, level):
+    sub = sandbox("import os\ndef hoard():\n    fds = []\n    try:\n        while len(fds) < 10000:\n            fds.append(os.open('/dev/null', os.O_RDONLY))\n    except OSError:\n        pass\n    return len(fds)\n", isolation=level)
+    assert int(sub.call("hoard")) < OPEN_FILES_LIMIT
 
 
 @pytest.mark.parametrize(

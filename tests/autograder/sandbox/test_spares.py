@@ -8,7 +8,9 @@ import pytest
 
 from autograder.config import Defaults
 from autograder.sandbox import spares
-from autograder.sandbox.launcher import NONE, detect_isolation
+from autograder.sandbox.isolation import Isolation, choose_isolation
+
+NONE = Isolation.NONE
 
 LIMITS = Defaults(call_timeout_s=2.0)
 KEY = (LIMITS, NONE)
@@ -31,7 +33,7 @@ def taken():
 
 
 def test_without_spares_each_take_starts_a_new_worker_and_keeps_none(taken):
-    assert taken(detect_isolation()).alive()
+    assert taken(choose_isolation(LIMITS)).alive()
     assert spares._spares == {}
 
 
@@ -62,7 +64,7 @@ def test_turning_spares_off_kills_them(taken):
 
 
 def test_prestart_leaves_one_worker_for_the_next_take_even_with_spares_off(taken):
-    isolation = detect_isolation()
+    isolation = choose_isolation(LIMITS)
     spares.prestart(LIMITS, isolation)
     started = spares._spares[(LIMITS, isolation)]
     assert taken(isolation) is started and spares._spares == {}

@@ -1,20 +1,24 @@
 """The fork server: a fresh confined worker per submission, and nothing of one reaches the next."""
 
 import os
+import signal
 import time
 
 import numpy as np
 import pytest
 
 from autograder.errors import CallTimeout, StudentException, WorkerCrashed
-from autograder.sandbox import SandboxedSubmission, launcher, spares
+from autograder.sandbox import SandboxedSubmission, host, isolation, spares, zygote
 
 from .conftest import TEST_LIMITS
 
 pytestmark = pytest.mark.skipif(
-    not (launcher.bwrap_works() and os.geteuid() == 0),
+    not (isolation.bwrap_works() and os.geteuid() == 0),
     reason="the fork server runs only under bwrap for a root grader",
 )
+
+#: A generous bound on starting a fresh fork server and forking from it (the measured figure is far lower).
+PROMPT_REPLACEMENT_S = 5.0
 
 LEFTOVERS = '''
 import ctypes, os, time
@@ -47,6 +51,27 @@ def look():
     return len(os.listdir("/tmp")), shm, _rows("shm") + _rows("sem") + _rows("msg"), len(processes)
 def planted_ipc():
     return _rows("shm") + _rows("sem") + _rows("msg")
+def _librt():
+    for name in (None, "librt.so.1"):
+        library = ctypes.CDLL(name, use_errno=True)
+        if hasattr(library, "mq_open"):
+            return library
+O_RDONLY, O_RDWR, O_CREAT = 0, 2, 0o100
+def plant_more():
+    queue = _librt().mq_open(b"/planted", O_CREAT | O_RDWR, 0o600, None)
+    os.chdir("/tmp")
+    for _ in range(30):  # 30 x 201 characters: deeper than PATH_MAX (4096)
+        os.mkdir("d" * 200)
+        os.chdir("d" * 200)
+    open("note", "w").close()
+    os.chdir("/tmp")
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            time.sleep(0.05)
+    return queue
+def queue_left():
+    return _librt().mq_open(b"/planted", O_RDONLY, 0, None) >= 0
 '''
 
 
@@ -70,7 +95,7 @@ def forked():
 def test_workers_come_from_the_fork_server_and_run_unprivileged(forked):
     sub = forked("import os\ndef who():\n    return os.getuid(), os.getppid()\n")
     uid, parent = (int(v) for v in sub.call("who"))
-    assert uid == launcher.sandbox_id() and uid != 0
+    assert uid == host.sandbox_id() and uid != 0
     assert parent != 1, "a forked worker's parent is the fork server, not the sandbox's init"
     assert spares._zygotes, "the worker should have come from a fork server"
 
@@ -86,6 +111,18 @@ def test_nothing_of_one_student_reaches_the_next(forked):
     assert shm_files == 0, "the previous student's /dev/shm files were not swept"
     assert ipc_objects == 0, "the previous student's System V IPC objects survived"
     assert processes <= 3, "the previous student's background process survived"  # init, the server, this worker
+
+
+def test_no_posix_queue_deep_path_or_setsid_process_reaches_the_next_student(forked):
+    first = forked(LEFTOVERS)
+    assert int(first.call("plant_more")) >= 0, "the queue must be planted for this test to mean anything"
+    assert first.call("queue_left")
+    first.close()
+    second = forked(LEFTOVERS)
+    files, _, _, processes = (int(v) for v in second.call("look"))
+    assert not second.call("queue_left"), "the previous student's POSIX message queue survived"
+    assert files == 0, "the previous student's deep path survived"
+    assert processes <= 3, "the previous student's setsid() process survived"
 
 
 def test_a_hang_costs_only_its_call_and_the_next_call_gets_a_fresh_worker(forked):
@@ -114,6 +151,54 @@ def test_exits_and_bombs_are_contained(forked):
         sub.call("hog")
     assert int(sub.call("ok")) == 1
     assert np.asarray(forked("def ok():\n    return 2\n").call("ok")) == 2
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except OSError:
+            continue
+    return parents
+
+
+def _comm(pid: int) -> bytes:
+    with open(f"/proc/{pid}/comm", "rb") as comm:
+        return comm.read().strip()
+
+
+def _fork_server_process(server) -> int:
+    """Host pid of the fork server's interpreter: the python child of bwrap's init in its sandbox."""
+    parents = _parents()
+    found, frontier = set(), [server.popen.pid]
+    while frontier:
+        parent = frontier.pop()
+        for child in (p for p, pp in parents.items() if pp == parent and p not in found):
+            found.add(child)
+            frontier.append(child)
+    servers = [p for p in found if _comm(p) != b"bwrap" and _comm(parents[p]) == b"bwrap"]
+    assert len(servers) == 1, servers
+    return servers[0]
+
+
+#: How long the grader waits for a frozen fork server's answer in this test.
+SHORT_ANSWER_TIMEOUT_S = 0.5
+
+
+def test_a_fork_server_that_stops_answering_is_replaced_and_costs_no_submission(forked, monkeypatch):
+    monkeypatch.setattr(zygote, "ZYGOTE_ANSWER_TIMEOUT_S", SHORT_ANSWER_TIMEOUT_S)
+    first = forked("def ok():\n    return 1\n")
+    assert int(first.call("ok")) == 1
+    (server,) = spares._zygotes.values()
+    os.kill(_fork_server_process(server), signal.SIGSTOP)
+    first.close()  # its clean-up request is never answered
+    started = time.monotonic()
+    second = forked("def ok():\n    return 2\n")
+    assert int(second.call("ok")) == 2
+    assert not server.alive() and spares._zygotes[TEST_LIMITS] is not server
+    assert time.monotonic() - started < PROMPT_REPLACEMENT_S
 
 
 def test_a_dead_fork_server_is_replaced(forked):
