@@ -11,6 +11,7 @@ from autograder.errors import GraderError
 from autograder.grade.compare import (
     DifferenceKind,
     Parts,
+    Raised,
     Tolerance,
     agrees,
     contract,
@@ -200,3 +201,13 @@ def test_same_values_uses_both_tolerances():
     assert same_values(Parts(False, (np.array([1.0]),)), Parts(False, (np.array([1.05]),)), Tolerance(rtol=0.1, atol=0.0))
     assert same_values(Parts(False, (np.array([0.0]),)), Parts(False, (np.array([0.05]),)), Tolerance(rtol=0.0, atol=0.1))
     assert not same_values(Parts(False, (np.array([1.0]),)), Parts(False, (np.array([1.05]),)), TOL)
+
+
+def test_run_keeps_the_exception_an_implementation_raised():
+    error = ValueError("shapes (2, 3) and (4,) not aligned")
+
+    def rejects(x):
+        raise error
+
+    result = run(rejects, (np.ones(2),), {})
+    assert isinstance(result, Raised) and result.error is error
