@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/attn-course demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) build demo-output .pytest_cache .hypothesis

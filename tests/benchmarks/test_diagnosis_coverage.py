@@ -1,0 +1,57 @@
+"""The held-out corpus, graded through the real pipeline: bugs written blind to the grader are caught,
+named, charged only where they are, and correct code in unusual styles keeps full marks."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from autograder.config import load_course
+
+pytestmark = pytest.mark.slow
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+HELD_OUT = BENCHMARKS / "heldout_mistakes"
+#: Targets of the fairness issue.
+NAMED_SHARE = 0.70
+CAUGHT_SHARE = 0.95
+SEED = 2027
+
+
+def _coverage_module():
+    spec = importlib.util.spec_from_file_location("diagnosis_coverage", BENCHMARKS / "diagnosis_coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def graded():
+    coverage = _coverage_module()
+    course = load_course()
+    manifest = yaml.safe_load((HELD_OUT / "manifest.yml").read_text(encoding="utf-8"))
+    labels = {e["file"]: e.get("expected") or {} for e in yaml.safe_load((HELD_OUT / "labels.yml").read_text(encoding="utf-8"))}
+    return [(coverage.grade_entry(course, entry, [SEED], HELD_OUT), labels.get(entry["file"], {})) for entry in manifest]
+
+
+def test_most_blind_written_bugs_are_caught_and_named(graded):
+    buggy = [(outcome, function, labels) for outcome, labels in graded for function in outcome.buggy]
+    caught = [o for o, f, _ in buggy if o.lost.get(f, 0) > 0]
+    named = [o for o, f, labels in buggy if o.diagnoses.get(f, set()) & set(labels.get(f, ()))]
+    assert len(caught) >= CAUGHT_SHARE * len(buggy), f"{len(caught)} of {len(buggy)} caught"
+    assert len(named) >= NAMED_SHARE * len(buggy), f"{len(named)} of {len(buggy)} named"
+
+
+def test_no_right_function_loses_points_for_a_bug_elsewhere(graded):
+    charged = [(o.file, q) for o, _ in graded for q, lost in o.lost.items() if lost > 0 and q not in o.buggy]
+    assert charged == []
+
+
+def test_correct_code_in_unusual_styles_keeps_full_marks_and_gets_no_diagnosis(graded):
+    correct = [o for o, _ in graded if not o.buggy]
+    assert correct and all(not any(o.lost.values()) and not any(o.diagnoses.values()) for o in correct)
