@@ -202,3 +202,23 @@ def test_ordinary_code_is_not_dynamic_code():
 
 def test_each_construct_is_reported_once_at_its_first_line():
     assert policy('exec("1")\nexec("2")\nimport os\n') == [("exec", 1, DYNAMIC_CODE["exec"]), ("os", 3, OUTSIDE_ALLOWED)]
+
+
+def test_dynamic_code_is_reported_at_the_line_using_it():
+    source = """\
+        import numpy as np
+        run = exec
+        b = np.__builtins__
+        m = __import__(np.__name__)
+        loader = __import__
+        """
+    assert policy(source) == [
+        ("exec", 2, DYNAMIC_CODE["exec"]),
+        ("__builtins__", 3, DYNAMIC_CODE["__builtins__"]),
+        ("__import__", 4, COMPUTED_IMPORT),
+    ]
+    assert policy("import numpy as np\n\nloader = __import__\n") == [("__import__", 3, COMPUTED_IMPORT)]
+
+
+def test_a_call_of_a_computed_function_is_no_dynamic_code():
+    assert policy('handlers = [print]\nhandlers[0]("torch")\nmake()("scipy")\n') == []
