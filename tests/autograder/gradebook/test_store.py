@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.gradebook.store import Gradebook, GradebookRow
+from autograder.gradebook.store import ADDED_COLUMNS, Gradebook, GradebookRow
 
 WRITERS = 3
 ROWS_PER_WRITER = 300
@@ -292,3 +292,29 @@ def test_a_gradebook_of_the_first_schema_opens_and_its_rows_say_their_times_were
         assert {r.student: r.submitted_at_source for r in book.rows()} == {"ada": "file time", "ben": "submitted_at.csv"}
     with Gradebook(path) as again:
         assert len(again.rows()) == 2
+
+
+class ColumnsReadBeforeAnotherBatchAddedThem:
+    """A connection whose view of the table's columns predates the added ones (another batch added them meanwhile)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def execute(self, sql: str, *parameters):
+        rows = self._connection.execute(sql, *parameters)
+        if sql.startswith("PRAGMA table_info"):
+            return [row for row in rows if row[1] not in ADDED_COLUMNS]
+        return rows
+
+    def __getattr__(self, name):
+        return getattr(self._connection, name)
+
+
+def test_a_column_another_batch_added_meanwhile_is_not_an_error(tmp_path, monkeypatch):
+    path = tmp_path / "gb.sqlite3"
+    with Gradebook(path) as book:
+        book.record(make_row())
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: ColumnsReadBeforeAnotherBatchAddedThem(connect(*args, **kwargs)))
+    with Gradebook(path) as book:  # every ALTER TABLE ... ADD COLUMN fails with "duplicate column name"
+        assert book.rows() == [make_row()]
