@@ -97,13 +97,19 @@ def change(before: str, after: str | None = None) -> Callable[[str, str], bool]:
     return matches
 
 
-#: A quoted value an SQL statement compares with (``= 'graded'``): its case matters.
+#: What marks a line as (part of) an SQL statement.
+SQL_KEYWORD = re.compile(r"\b(PRAGMA|SELECT|INSERT|BEGIN|COMMIT|ROLLBACK|AND)\b")
+#: A quoted value a statement (or Python) compares with (``= 'graded'``, ``== "ok"``): its case matters.
 SQL_VALUE = re.compile(r"==?\s*('[^']*'|\"[^\"]*\")")
 
 
 def sql_case_only(original: str, mutated: str) -> bool:
-    """Only the letter case of SQL keywords, identifiers or pragma values changed."""
-    return original.lower() == mutated.lower() and SQL_VALUE.findall(original) == SQL_VALUE.findall(mutated)
+    """An SQL line of which only the letter case of keywords, identifiers or pragma values changed."""
+    return (
+        SQL_KEYWORD.search(original) is not None
+        and original.lower() == mutated.lower()
+        and SQL_VALUE.findall(original) == SQL_VALUE.findall(mutated)
+    )
 
 
 #: (module, function or "*", the mutation, why it cannot change anything observable). Keep it short.
@@ -117,6 +123,10 @@ KNOWN_EQUIVALENT: tuple[tuple[str, str, Callable[[str, str], bool], str], ...] =
     (
         "store", "Gradebook.__init__", change("timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None"),
         "the PRAGMA below sets busy_timeout again, and record() begins and commits its transaction explicitly",
+    ),
+    (
+        "store", "Gradebook._add_new_columns", change("row[1]", "row[2]"),
+        "a column wrongly thought missing is added again, and that duplicate-column error is ignored",
     ),
     (
         "leaks", "_readable_lines", change('"".join(c.get("source", "")) if isinstance(c.get("source"), list)'),
