@@ -13,6 +13,7 @@ import click
 
 from autograder.config import DEFAULT_COURSE_FILE
 from autograder.errors import GraderError
+from autograder.grade.report import FORMATS
 
 
 class CourseCommandError(click.ClickException):
@@ -160,6 +161,8 @@ def check(ctx: click.Context, assignment_id: str, path: Path, sandbox: str | Non
 
 
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
+#: The report formats (name -> what it is), from the one registry of formats.
+REPORT_FORMATS = {name: report_format.description for name, report_format in FORMATS.items()}
 
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
@@ -190,7 +193,8 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @main.command()
 @click.argument("assignment_id")
 @click.argument("submission", type=click.Path(path_type=Path))
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "gradescope", "junit"]), default="text", show_default=True, help="Report format for one submission.")
+@click.option("--format", "output_format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
+              help="Report format for one submission: " + "; ".join(f"{n}, {d}" for n, d in REPORT_FORMATS.items()) + ".")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report here instead of standard output.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Grading processes for a class folder.")
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
@@ -226,11 +230,10 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         return
     _prestart_worker(course)
     from autograder.grade.api import grade_submission
-    from autograder.grade.report import FORMATTERS
 
     submitted = _submission_time(submission, submitted_at, metadata, file_times)
     result = grade_submission(course, assignment.id, submission, submitted=submitted, seed=seed)
-    text = FORMATTERS[output_format](result)
+    text = FORMATS[output_format].render(result)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")

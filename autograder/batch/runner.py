@@ -32,8 +32,6 @@ from autograder.student_text import clean_text
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
 FINGERPRINT_CHARS = 12
-#: What a worker's answer carries besides its key; all of it is kept in the row's report.
-REPORT_KEYS = ("result", "gradescope", "text")
 
 
 @dataclass
@@ -88,7 +86,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
         submitted_at_source=entry.submitted_at_source,
         graded_at=_now(),
         execution_time=result["execution_time"],
-        report=json.dumps({key: answer[key] for key in REPORT_KEYS}),
+        report=json.dumps({"result": result}),
         seed=result.get("seed"),
     )
 

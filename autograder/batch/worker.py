@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.config import load_course
 from autograder.errors import AmbiguousSubmission
 from autograder.grade.api import grade_submission
-from autograder.grade.report import to_dict, to_gradescope_dict, to_text
+from autograder.grade.record import to_record
 from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.sandbox.spares import keep_spares
 
@@ -31,7 +31,7 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
     try:
         result = grade_submission(course, assignment_id, Path(request["path"]),
                                   submitted=SubmissionTime(submitted_at, TimeSource(source)))
-        return {"key": request["key"], "result": to_dict(result), "gradescope": to_gradescope_dict(result), "text": to_text(result)}
+        return {"key": request["key"], "result": to_record(result)}
     except AmbiguousSubmission as error:  # a person must say which file counts
         return {"key": request["key"], "error": f"not graded: {error}"}
     except Exception as error:  # a grader bug on one entry must not lose the batch

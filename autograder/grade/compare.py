@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 import attn_reference
-from attn_reference.contract import Contract, OutputKind, contract_of
+from attn_reference.contract import Contract, contract_of
 from autograder.errors import GraderError
 from autograder.inputs import materialize
 
@@ -237,9 +237,3 @@ def find_difference(reference: Parts, actual, tol: Tolerance) -> Difference | No
         if difference is not None:
             return difference
     return None
-
-
-def documented_kind(function: str, part: int) -> OutputKind:
-    """Whether part ``part`` of ``function``'s result is documented as an array or a number."""
-    outputs = contract(function).outputs
-    return outputs[part].kind if part < len(outputs) else OutputKind.ARRAY

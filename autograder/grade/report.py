@@ -1,15 +1,19 @@
 """Render a :class:`GradeResult` as text, JSON, Gradescope ``results.json`` or JUnit XML.
 
-The formatters are held as data in :data:`FORMATTERS`; each is a pure function of the result.
+The formats are held as data in :data:`FORMATS`, the one registry the command line, the
+gradebook's feedback files and the exports derive from; each renders a pure function of
+the result.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Callable
 from xml.etree import ElementTree
 
+from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
 from autograder.scoring import QuestionScore
 
@@ -17,8 +21,6 @@ from autograder.scoring import QuestionScore
 VISIBLE = "visible"
 #: Characters of a failure message kept in a JUnit ``message`` attribute (the element text has all).
 JUNIT_MESSAGE_CHARS = 200
-#: Decimals of execution times in machine-readable reports.
-TIME_DECIMALS = 3
 #: Indent of feedback under its question in the text report (every line of it).
 FEEDBACK_INDENT = "       "
 #: Characters XML 1.0 cannot hold (student text is cleaned before; this keeps the XML valid regardless).
@@ -90,50 +92,9 @@ def to_text(result: GradeResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _question_dict(q: QuestionScore) -> dict:
-    return {
-        "function": q.function,
-        "number": q.number,
-        "score": q.score,
-        "max_score": q.points,
-        "tests": [
-            {
-                "name": t.name,
-                "description": t.description,
-                "status": t.status,
-                "weight": t.weight,
-                "message": t.message,
-                "kind": t.kind,
-                "diagnoses": [d.id for d in t.diagnoses],
-                "carried_from": list(t.carried_from),
-            }
-            for t in q.tests
-        ],
-    }
-
-
 def to_dict(result: GradeResult) -> dict:
-    """Every field of the result as plain JSON data."""
-    return {
-        "assignment": result.assignment_id,
-        "origin": result.origin,
-        "score": result.score,
-        "raw_score": result.raw_score,
-        "max_score": result.max_score,
-        "penalties": [{"reason": p.reason, "fraction": p.fraction} for p in result.penalties],
-        "load_error": result.load_error,
-        "import_violations": list(result.import_violations),
-        "days_late": result.days_late,
-        "submitted_at": result.submitted_at,
-        "submitted_at_source": result.submitted_at_source,
-        "diagnoses": result.diagnoses,
-        "isolation": result.isolation,
-        "execution_time": round(result.execution_time, TIME_DECIMALS),
-        "grader_version": result.grader_version,
-        "seed": result.seed,
-        "questions": [_question_dict(q) for q in result.questions],
-        "student_output": result.student_output,
-    }
+    """Every field of the result as plain JSON data: the canonical record (:mod:`autograder.grade.record`)."""
+    return to_record(result)
 
 
 def to_json(result: GradeResult) -> str:
@@ -208,9 +169,38 @@ def to_junit(result: GradeResult) -> str:
     return ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
-FORMATTERS: dict[str, Callable[[GradeResult], str]] = {
-    "text": to_text,
-    "json": to_json,
-    "gradescope": to_gradescope,
-    "junit": to_junit,
+@dataclass(frozen=True)
+class Format:
+    """A way to render a result: its name on the command line, what it is, and the file it goes to.
+
+    Attributes
+    ----------
+    name : str
+        ``--format`` value.
+    render : callable
+        ``render(result) -> str``.
+    description : str
+        One line for ``--help``.
+    feedback_file : str or None
+        The file name it has in a student's feedback folder, when students receive it
+        (None: for the instructor only, e.g. it holds the seed).
+    """
+
+    name: str
+    render: Callable[[GradeResult], str]
+    description: str
+    feedback_file: str | None = None
+
+
+#: Every report format, by name: the CLI's choices, the gradebook's feedback files and the exports derive from it.
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("text", to_text, "a readable report, one block per question", "feedback.txt"),
+        Format("json", to_json, "every field of the result (the instructor's record, with the run's seed)"),
+        Format("gradescope", to_gradescope, "Gradescope's results.json", "results.json"),
+        Format("junit", to_junit, "JUnit XML, one testcase per test (for CI dashboards)"),
+    )
 }
+#: Name -> render function (kept for callers of the first version).
+FORMATTERS: dict[str, Callable[[GradeResult], str]] = {name: f.render for name, f in FORMATS.items()}

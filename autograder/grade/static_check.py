@@ -51,6 +51,8 @@ def parse_source(source: str, filename: str) -> ast.Module:
     try:
         return ast.parse(source, filename=filename)
     except SyntaxError as error:
+        if error.lineno is None:  # not a place in the code (NUL bytes, say): the file itself is unreadable
+            raise could_not_read(filename, error) from None
         where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
         text = f"\n    {clean_text(error.text).rstrip()}" if error.text else ""
         raise LoadFailed(f"{filename} does not parse: {clean_text(error.msg)} ({where}){text}") from None

@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from autograder.grade.record import from_record
+from autograder.grade.report import FORMATS
 from autograder.gradebook.store import GradebookRow
 from autograder.scoring import SCORE_DECIMALS
 from autograder.student_text import clean_text, spreadsheet_safe
@@ -48,15 +50,34 @@ def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path) -
     return path
 
 
+def _feedback_result(row: GradebookRow):
+    """The row's GradeResult, from its canonical record; None for a row the grader could not grade."""
+    record = row.report_dict.get("result")
+    if row.status != "graded" or not record:
+        return None
+    try:
+        return from_record(record)
+    except (KeyError, TypeError):
+        return None
+
+
 def write_feedback(rows: list[GradebookRow], out_dir: Path) -> list[Path]:
-    """Per student and assignment: Gradescope ``results.json`` and a readable ``feedback.txt``."""
+    """Per student and assignment, every student-facing format of the registry (results.json, feedback.txt, ...)."""
     written = []
     for row in rows:
         folder = out_dir / safe_name(row.student) / row.assignment
         folder.mkdir(parents=True, exist_ok=True)
-        report = row.report_dict
-        gradescope = report.get("gradescope") or {"score": 0.0, "output": row.error or "not graded", "tests": []}
-        (folder / "results.json").write_text(json.dumps(gradescope, indent=2) + "\n", encoding="utf-8")
-        (folder / "feedback.txt").write_text(clean_text(report.get("text") or f"Not graded: {row.error}\n"), encoding="utf-8")
+        result = _feedback_result(row)
+        for report_format in (f for f in FORMATS.values() if f.feedback_file):
+            text = report_format.render(result) if result is not None else _not_graded(report_format.name, row)
+            (folder / report_format.feedback_file).write_text(text, encoding="utf-8")
         written.append(folder)
     return written
+
+
+def _not_graded(format_name: str, row: GradebookRow) -> str:
+    """What a student receives for an entry that could not be graded, in one format."""
+    message = clean_text(row.error or "not graded")
+    if format_name == "gradescope":
+        return json.dumps({"score": 0.0, "output": f"Not graded: {message}", "tests": []}, indent=2) + "\n"
+    return f"Not graded: {message}\n"

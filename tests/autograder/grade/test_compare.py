@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import attn_reference
-from attn_reference.contract import OutputKind
 from autograder.errors import GraderError
 from autograder.grade.compare import (
     DifferenceKind,
@@ -15,7 +14,6 @@ from autograder.grade.compare import (
     Tolerance,
     agrees,
     contract,
-    documented_kind,
     find_difference,
     mismatched,
     reference_function,
@@ -144,20 +142,6 @@ def test_a_graded_name_without_a_contract_is_a_grader_error_saying_so(monkeypatc
     monkeypatch.setattr(attn_reference, "__all__", [*attn_reference.__all__, "uncontracted"])
     with pytest.raises(GraderError, match="^'uncontracted' has no contract$"):
         contract("uncontracted")
-
-
-@pytest.mark.parametrize(
-    ("function", "part", "kind"),
-    [
-        ("dot_product_variance", 0, OutputKind.NUMBER),
-        ("dot_product_variance", 1, OutputKind.NUMBER),
-        ("softmax", 0, OutputKind.ARRAY),
-        ("softmax", 1, OutputKind.ARRAY),  # beyond the documented parts
-        ("dot_product_variance", 2, OutputKind.ARRAY),
-    ],
-)
-def test_documented_kind(function, part, kind):
-    assert documented_kind(function, part) is kind
 
 
 def test_run_gives_an_implementation_private_copies_of_nested_inputs():

@@ -222,3 +222,8 @@ def test_dynamic_code_is_reported_at_the_line_using_it():
 
 def test_a_call_of_a_computed_function_is_no_dynamic_code():
     assert policy('handlers = [print]\nhandlers[0]("torch")\nmake()("scipy")\n') == []
+
+
+def test_a_null_byte_is_an_unreadable_file_not_a_syntax_error_at_line_none():
+    message = load_failure("x = 1\x00\n")
+    assert message.startswith("mine.py could not be read: ") and "None" not in message

@@ -17,14 +17,18 @@ GRADESCOPE_KEYS = {"score", "output", "tests"}
 
 
 def _graded(student: str, assignment: str, score: float):
-    gradescope = {
-        "score": score,
-        "output": f"Score: {score} / 9",
-        "visibility": "visible",
-        "tests": [{"name": "Q1 softmax", "score": score, "max_score": 9.0, "output": "All tests passed."}],
-    }
-    report = {"result": {"score": score}, "gradescope": gradescope, "text": f"{assignment}: report of {student}\n"}
-    return make_row(student=student, assignment=assignment, score=score, error=None, report=json.dumps(report))
+    """A graded row whose report is the canonical record of a one-question result."""
+    from autograder.engine.results import FAILED, PASSED, TestResult
+    from autograder.grade.record import to_record
+    from autograder.grade.result import GradeResult
+    from autograder.scoring import QuestionScore
+
+    status = PASSED if score == 9.0 else FAILED
+    test = TestResult("test_all", "softmax", 1.0, "softmax works", status, "" if status == PASSED else "values differ")
+    question = QuestionScore("softmax", 1, 9.0, score, (test,))
+    result = GradeResult(assignment, f"{student}.py", (question,), 9.0, score, score, seed=12345)
+    return make_row(student=student, assignment=assignment, score=score, error=None,
+                    report=json.dumps({"result": to_record(result)}))
 
 
 def _error(student: str, assignment: str, message: str):
@@ -110,9 +114,18 @@ def test_write_feedback_writes_gradescope_json_and_text_per_student_and_assignme
     assert sorted(folders) == sorted(tmp_path / "feedback" / r.student / r.assignment for r in ROWS)
     results = json.loads((tmp_path / "feedback" / "ada" / "hw2_rnn_attention" / "results.json").read_text(encoding="utf-8"))
     assert GRADESCOPE_KEYS <= results.keys()
-    assert results["score"] == 7.5
+    assert results["score"] == 7.5 and results["tests"][0]["name"] == "Q1 softmax"
     text = (tmp_path / "feedback" / "ada" / "hw2_rnn_attention" / "feedback.txt").read_text(encoding="utf-8")
-    assert text == "hw2_rnn_attention: report of ada\n"
+    assert text.startswith("hw2_rnn_attention: ada.py\nScore: 7.5 / 9\n") and "values differ" in text
+    assert "12345" not in text and "12345" not in json.dumps(results), "the run's seed is the instructor's"
+
+
+def test_every_student_facing_format_of_the_registry_is_a_feedback_file(tmp_path):
+    from autograder.grade.report import FORMATS
+
+    (folder,) = write_feedback([_graded("ada", "hw1_scaled_attention", 9.0)], tmp_path)
+    expected = {f.feedback_file for f in FORMATS.values() if f.feedback_file}
+    assert {p.name for p in folder.iterdir()} == expected and {"results.json", "feedback.txt"} <= expected
 
 
 def test_write_feedback_for_an_error_row_explains_why_it_was_not_graded(tmp_path):

@@ -1,0 +1,108 @@
+"""The canonical result record: a :class:`GradeResult` as plain JSON data, and back.
+
+Every report is rendered from a GradeResult; the gradebook stores this record alone, so
+any report (the student's feedback, a later format) can be rendered again from it.
+:func:`from_record` also reads the records of earlier versions (stored next to rendered
+reports, without the diagnoses' hints).
+"""
+
+from __future__ import annotations
+
+from autograder.engine.results import Diagnosis, TestResult
+from autograder.grade.result import GradeResult, Penalty
+from autograder.scoring import QuestionScore
+
+#: Decimals of execution times in the record.
+TIME_DECIMALS = 3
+
+
+def _test_record(test: TestResult) -> dict:
+    return {
+        "name": test.name,
+        "description": test.description,
+        "status": test.status,
+        "weight": test.weight,
+        "message": test.message,
+        "kind": test.kind,
+        "diagnoses": [d.id for d in test.diagnoses],
+        "hints": {d.id: d.hint for d in test.diagnoses},
+        "carried_from": list(test.carried_from),
+    }
+
+
+def _question_record(question: QuestionScore) -> dict:
+    return {
+        "function": question.function,
+        "number": question.number,
+        "score": question.score,
+        "max_score": question.points,
+        "tests": [_test_record(t) for t in question.tests],
+    }
+
+
+def to_record(result: GradeResult) -> dict:
+    """Every field of the result as plain JSON data (the seed included: this is the instructor's record)."""
+    return {
+        "assignment": result.assignment_id,
+        "origin": result.origin,
+        "score": result.score,
+        "raw_score": result.raw_score,
+        "max_score": result.max_score,
+        "penalties": [{"reason": p.reason, "fraction": p.fraction} for p in result.penalties],
+        "load_error": result.load_error,
+        "import_violations": list(result.import_violations),
+        "days_late": result.days_late,
+        "submitted_at": result.submitted_at,
+        "submitted_at_source": result.submitted_at_source,
+        "diagnoses": result.diagnoses,
+        "isolation": result.isolation,
+        "execution_time": round(result.execution_time, TIME_DECIMALS),
+        "grader_version": result.grader_version,
+        "seed": result.seed,
+        "questions": [_question_record(q) for q in result.questions],
+        "student_output": result.student_output,
+    }
+
+
+def _test(record: dict, question: str) -> TestResult:
+    hints = record.get("hints") or {}
+    return TestResult(
+        record["name"], question, float(record["weight"]), record["description"], record["status"],
+        record.get("message", ""), record.get("kind", ""),
+        tuple(Diagnosis(i, hints.get(i, "")) for i in record.get("diagnoses", ())),
+        tuple(record.get("carried_from", ())),
+    )
+
+
+def _question(record: dict) -> QuestionScore:
+    tests = tuple(_test(t, record["function"]) for t in record["tests"])
+    return QuestionScore(record["function"], record["number"], record["max_score"], record["score"], tests)
+
+
+def from_record(record: dict) -> GradeResult:
+    """The GradeResult a record was made from (hints empty in records of earlier versions).
+
+    Raises
+    ------
+    KeyError
+        When the record lacks a required field.
+    """
+    return GradeResult(
+        assignment_id=record["assignment"],
+        origin=record["origin"],
+        questions=tuple(_question(q) for q in record["questions"]),
+        max_score=record["max_score"],
+        raw_score=record["raw_score"],
+        score=record["score"],
+        penalties=tuple(Penalty(p["reason"], p["fraction"]) for p in record.get("penalties", ())),
+        load_error=record.get("load_error"),
+        import_violations=tuple(record.get("import_violations", ())),
+        isolation=record.get("isolation", "not started"),
+        student_output=record.get("student_output", ""),
+        execution_time=record.get("execution_time", 0.0),
+        grader_version=record.get("grader_version", ""),
+        days_late=record.get("days_late", 0),
+        seed=record.get("seed"),
+        submitted_at=record.get("submitted_at"),
+        submitted_at_source=record.get("submitted_at_source", "none"),
+    )
