@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder.export.notebooks import graded_notebook
 from autograder.export.target import ExportContext, ExportTarget
 from autograder.paths import SOLUTIONS_DIR
 
@@ -60,6 +59,8 @@ class NbgraderTarget(ExportTarget):
     extra = "nbgrader"
 
     def export(self, context: ExportContext, out: Path) -> list[Path]:
+        from autograder.export.notebooks import graded_notebook
+
         defaults = context.course.defaults
         timeout = int(defaults.submission_timeout_s) + CELL_TIMEOUT_MARGIN_S
         written = [out / CONFIG_FILE, out / "README.md"]

@@ -15,11 +15,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.build import build_release
-from autograder.export.cases import HiddenCase, hidden_cases
 from autograder.export.spec import GradingSpec
 from autograder.export.target import ExportContext, ExportError, ExportTarget
+
+if TYPE_CHECKING:
+    from autograder.export.cases import HiddenCase
 
 #: Seconds ``otter generate`` may take.
 GENERATE_TIMEOUT_S = 300
@@ -50,13 +52,13 @@ def case_{index:02d}(env):
 '''
 
 
-def case_points(points: float, cases: list[HiddenCase]) -> list[float]:
+def case_points(points: float, cases: list["HiddenCase"]) -> list[float]:
     """Each case's points: the question's points times its weight over the sum of the weights."""
     total = sum(case.weight for case in cases)
     return [points * case.weight / total for case in cases]
 
 
-def test_file(spec: GradingSpec, number: int, function: str, cases: list[HiddenCase]) -> str:
+def test_file(spec: GradingSpec, number: int, function: str, cases: list["HiddenCase"]) -> str:
     """The exception-based test file of one question."""
     points = spec.points(function)
     text = HEADER.format(number=number, assignment=spec.assignment, function=function, points=points, spec=spec.to_json())
@@ -101,6 +103,9 @@ class OtterTarget(ExportTarget):
     extra = "otter"
 
     def export(self, context: ExportContext, out: Path) -> list[Path]:
+        from autograder.build import build_release
+        from autograder.export.cases import hidden_cases
+
         written = []
         for assignment in context.assignments:
             folder = out / assignment.id
