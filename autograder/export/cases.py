@@ -52,6 +52,7 @@ class _Collector:
 
     def __init__(self):
         self.cases: list[HiddenCase] = []
+        self.unmarked: list[str] = []
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question")
@@ -60,7 +61,8 @@ class _Collector:
         for item in items:
             marker = item.get_closest_marker(QUESTION_MARKER)
             if marker is None or not marker.args:
-                raise GraderError(f"hidden test {item.nodeid} has no question marker")
+                self.unmarked.append(item.nodeid)
+                continue
             doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
             self.cases.append(HiddenCase(item.name, marker.args[0], float(marker.kwargs.get("weight", 1)), doc,
                                          DRAW_FIXTURE not in item.fixturenames))
@@ -86,6 +88,8 @@ def hidden_cases(assignment_id: str, tests_dir: Path = HIDDEN_TESTS_DIR) -> list
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
+    if collector.unmarked:
+        raise GraderError(f"hidden tests of {assignment_id} without a question marker: {', '.join(collector.unmarked)}")
     if code != pytest.ExitCode.OK or not collector.cases:
         raise GraderError(f"the hidden tests of {assignment_id} did not collect (pytest exit code {code!r})")
     keys = [(c.question, c.name) for c in collector.cases]
