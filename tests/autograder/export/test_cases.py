@@ -28,7 +28,7 @@ def test_tests_on_fixed_inputs_are_visible_and_drawn_ones_hidden():
 def test_a_test_without_a_question_is_refused(tmp_path):
     (tmp_path / "hwx").mkdir()
     (tmp_path / "hwx" / "test_x.py").write_text("def test_unmarked(draw):\n    pass\n", encoding="utf-8")
-    with pytest.raises(GraderError, match="no question marker"):
+    with pytest.raises(GraderError, match="without a question marker"):
         hidden_cases("hwx", tmp_path)
     with pytest.raises(GraderError, match="no hidden tests"):
         hidden_cases("missing", tmp_path)
