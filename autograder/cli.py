@@ -334,5 +334,35 @@ def demo(ctx: click.Context, out: Path) -> None:
     show_gradebook(course, gradebook_path, out, console)
 
 
+def _export_targets() -> dict:
+    from autograder.export import TARGETS
+
+    return TARGETS
+
+
+@main.command(name="export", help="Export the course to TARGET (all assignments by default): " + "; ".join(
+    f"{name}, {target.description}" for name, target in _export_targets().items()) + ". Exports are generated, never edited.")
+@click.argument("target", type=click.Choice(list(_export_targets())))
+@click.argument("assignment_ids", nargs=-1)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="The folder to write the export into.")
+@click.option("--force", is_flag=True, help="Replace the contents of a non-empty --out folder.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="The seed the hidden tests draw from on nbgrader and otter (default: a hash of the course name and "
+              "the assignment id); `attn-course grade --seed` with it gives the same scores.")
+@click.option("--package", default=None, help="The pip requirement CI installs the grader from (GitHub; default: this version).")
+@click.pass_context
+def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: bool, seed: int | None, package: str | None) -> None:
+    from autograder.export import ExportContext, export_to
+    from autograder.export.target import DEFAULT_PACKAGE
+
+    course = _course(ctx)
+    ids = tuple(_assignment_ids(course, assignment_ids))
+    context = ExportContext(course, Path(ctx.obj["course_file"]), ids, {i: seed for i in ids} if seed is not None else {},
+                            package or DEFAULT_PACKAGE)
+    written = export_to(_export_targets()[target], context, out, force=force)
+    for assignment_id in ids:
+        click.echo(f"{assignment_id}: seed {context.spec(assignment_id).seed}")
+    click.echo(f"{target}: {len(written)} files in {out}")
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -87,6 +87,15 @@ class LatePolicy(_Strict):
     max_days_late: int = Field(5, ge=0, description="Days late after which the score is 0.")
 
 
+class GradescopeSettings(_Strict):
+    hidden_test_visibility: Literal["hidden", "after_due_date", "after_published", "visible"] = Field(
+        "after_due_date",
+        description="When students see each question's hidden-test detail (score and feedback) on Gradescope: the "
+        "visibility the Gradescope export's run_autograder gives every test of results.json (hidden, after_due_date, "
+        "after_published or visible).",
+    )
+
+
 class Question(_Strict):
     function: str = Field(description="Name of the graded function in the student module.")
     points: float = Field(gt=0, description="Points the question is worth.")
@@ -166,6 +175,7 @@ class Course(_Strict):
     course: CourseInfo = Field(description="Who and when.")
     defaults: Defaults = Field(default_factory=Defaults, description="Grading limits, tolerances and import policy.")
     late_policy: LatePolicy = Field(default_factory=LatePolicy, description="How late submissions are penalised.")
+    gradescope: GradescopeSettings = Field(default_factory=GradescopeSettings, description="How the Gradescope export shows results.")
     assignments: tuple[Assignment, ...] = Field(min_length=1, description="The assignments, each with its questions.")
 
     @model_validator(mode="after")

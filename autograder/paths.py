@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
-ASSIGNMENTS_DIR = PROJECT_ROOT / "assignments"
+#: Where the student releases are: a copy outside a source checkout (an installed wheel has none) can be
+#: named by ATTN_COURSE_RELEASES, so that untouched stubs are still told apart from the file a student changed.
+RELEASES_ENV = "ATTN_COURSE_RELEASES"
+ASSIGNMENTS_DIR = Path(os.environ.get(RELEASES_ENV) or PROJECT_ROOT / "assignments")
 HIDDEN_TESTS_DIR = Path(__file__).resolve().parent / "hidden_tests"
 REFERENCE_DIR = PROJECT_ROOT / "attn_reference"
 #: The project's own code and masters: a submission is never picked from inside them.

@@ -1,0 +1,74 @@
+"""The GitHub Actions grading step's report: job summary, step outputs and results.json, from one record.
+
+``python -m autograder.export.actions_report RECORD --results results.json`` reads the
+canonical result record ``attn-course grade --format json`` wrote, and writes from it: a
+Markdown table per question with its diagnoses to ``$GITHUB_STEP_SUMMARY``, ``score``,
+``max_score`` and ``diagnoses`` to ``$GITHUB_OUTPUT``, and the student's results.json (the
+report format whose feedback file it is, from the one registry of formats). The record keeps
+the run's seed; the summary and results.json do not show it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from autograder.grade.record import from_record
+from autograder.grade.report import FORMATS, question_feedback
+from autograder.grade.result import GradeResult
+
+#: The registered report format students receive as results.json.
+RESULTS_FORMAT = next(f for f in FORMATS.values() if f.feedback_file == "results.json")
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+OUTPUT_ENV = "GITHUB_OUTPUT"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def summary_markdown(result: GradeResult) -> str:
+    """The job summary: the score, then one row per question with what failed and the likely bugs."""
+    lines = [f"## {result.assignment_id}: {result.score:g} / {result.max_score:g}", ""]
+    if result.load_error:
+        lines += [f"**Not graded:** {_cell(result.load_error)}", ""]
+    lines += [f"- penalty: {p.fraction:.0%} for {_cell(p.reason)}" for p in result.penalties]
+    lines += ["", "| Question | Function | Score | Tests passed | Feedback |", "| --- | --- | --- | --- | --- |"]
+    for q in result.questions:
+        feedback = "<br>".join(_cell(line) for line in question_feedback(q)) or "all tests passed"
+        lines.append(f"| Q{q.number} | `{q.function}` | {q.score:g} / {q.points:g} | {q.passed}/{len(q.tests)} | {feedback} |")
+    return "\n".join(lines) + "\n"
+
+
+def step_outputs(result: GradeResult) -> dict[str, str]:
+    """The step's outputs (``key=value`` lines of ``$GITHUB_OUTPUT``)."""
+    return {"score": f"{result.score:g}", "max_score": f"{result.max_score:g}", "diagnoses": ",".join(result.diagnoses)}
+
+
+def _append(variable: str, text: str) -> None:
+    path = os.environ.get(variable)
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the summary, the outputs and results.json from a result record."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("record", type=Path)
+    parser.add_argument("--results", type=Path, default=Path("results.json"))
+    options = parser.parse_args(argv)
+    result = from_record(json.loads(options.record.read_text(encoding="utf-8")))
+    options.results.write_text(RESULTS_FORMAT.render(result), encoding="utf-8")
+    _append(SUMMARY_ENV, summary_markdown(result))
+    _append(OUTPUT_ENV, "".join(f"{key}={value}\n" for key, value in step_outputs(result).items()))
+    print(f"{result.assignment_id}: {result.score:g} / {result.max_score:g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

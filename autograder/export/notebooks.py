@@ -1,0 +1,106 @@
+"""The assignment notebook in the platforms' formats, built from the masters and course.yml.
+
+:func:`graded_notebook` renders the notebook source with a module (the master with its
+solution markers for nbgrader's source, the solution, a stub or a buggy version for
+submissions) and adds what nbgrader reads: solution metadata on every graded cell and, at
+the end, one locked grade cell per question worth its course.yml points. A grade cell's
+hidden part imports the installed ``attn-course`` and ends with the question's score; the
+student's copy holds only the visible comment (nbgrader strips the hidden part from the
+release, and restores it from its database when it grades). Grade cells come last because
+the first of them runs the whole hidden suite against the namespace the notebook built.
+The notebook also names its assignment for otter (``metadata.otter.assignment_name``).
+"""
+
+from __future__ import annotations
+
+import nbformat
+
+from autograder.build.markers import SOLUTION_BEGIN, SOLUTION_END
+from autograder.build.notebook import GRADED_KEY, render_notebook
+from autograder.config import Assignment
+from autograder.export.spec import GradingSpec
+from autograder.paths import NOTEBOOK_SOURCE, SOLUTIONS_DIR
+
+#: nbgrader's cell metadata schema.
+NBGRADER_SCHEMA = 3
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+#: The grade cells' grade_id is this prefix and the question's function.
+GRADE_ID_PREFIX = "grade_"
+GRADING_HEADING = (
+    "## Grading\n\nThe cells below are filled in by the course's grader when your notebook is graded: "
+    "leave them as they are. Each question scores its points times the weighted share of its hidden tests "
+    "that pass."
+)
+
+
+def notebook_source(assignment: Assignment) -> str:
+    """The assignment's notebook source (Jupytext percent format) from ``solutions/``."""
+    return (SOLUTIONS_DIR / assignment.id / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
+
+
+def grade_cell_source(function: str, number: int, points: float, spec: GradingSpec | None) -> str:
+    """A grade cell: the visible comment and, with ``spec``, the hidden lines that score the question."""
+    lines = [f"# Grades question {number}, `{function}` ({points:g} points), with the course's hidden tests."]
+    if spec is not None:
+        lines += [
+            HIDDEN_BEGIN,
+            "from autograder.export.runtime import question_score",
+            f"question_score(globals(), {function!r}, {spec.to_json()!r})",
+            HIDDEN_END,
+        ]
+    return "\n".join(lines)
+
+
+def close_solution_region(source: str) -> str:
+    """A graded cell whose solution region runs to the function's end, with its END marker back.
+
+    A function's source ends at its last statement, so a region closing the function loses its
+    ``### END SOLUTION`` line; nbgrader needs it in the same cell.
+    """
+    lines = source.split("\n")
+    opened = [line for line in lines if line.strip() == SOLUTION_BEGIN]
+    if len(opened) == sum(line.strip() == SOLUTION_END for line in lines) + 1:
+        indent = opened[-1][: len(opened[-1]) - len(opened[-1].lstrip())]
+        lines.append(indent + SOLUTION_END)
+    return "\n".join(lines)
+
+
+def _solution_metadata(function: str) -> dict:
+    return {"grade": False, "solution": True, "locked": False, "grade_id": function, "schema_version": NBGRADER_SCHEMA}
+
+
+def _grade_metadata(function: str, points: float) -> dict:
+    return {"grade": True, "solution": False, "locked": True, "grade_id": GRADE_ID_PREFIX + function,
+            "points": points, "schema_version": NBGRADER_SCHEMA}
+
+
+def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool) -> str:
+    """The notebook as ``.ipynb`` JSON, with nbgrader's metadata and grade cells.
+
+    Parameters
+    ----------
+    module_source : str
+        The module whose functions fill the graded cells.
+    spec : GradingSpec
+        The assignment's grading.
+    hidden : bool
+        Write the grade cells' hidden tests (nbgrader's source) or only their visible part (a student's copy).
+    """
+    rendered = render_notebook(notebook_source(assignment), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
+                               assignment.questions)
+    notebook = nbformat.reads(rendered, as_version=4)
+    for cell in notebook.cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type == "code" and GRADED_KEY in tags:
+            cell.metadata["nbgrader"] = _solution_metadata(tags[1])
+            cell.source = close_solution_region(cell.source)
+    cells = [nbformat.v4.new_markdown_cell(GRADING_HEADING)]
+    for number, question in enumerate(assignment.questions, start=1):
+        source = grade_cell_source(question.function, number, question.points, spec if hidden else None)
+        cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": _grade_metadata(question.function, question.points)}))
+    for index, cell in enumerate(cells, start=len(notebook.cells)):
+        cell.id = f"cell-{index:03d}"
+    notebook.cells += cells
+    notebook.metadata["otter"] = {"assignment_name": assignment.id}
+    return nbformat.writes(notebook, version=4) + "\n"

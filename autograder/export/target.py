@@ -1,0 +1,87 @@
+"""What every export target is: a small class with one method, like nbgrader's export plugins.
+
+A target writes, for each assignment of the :class:`ExportContext`, the files a platform
+needs into an output folder, generated from ``solutions/``, ``course.yml`` and the hidden
+tests, never edited by hand. The registry of targets is :data:`autograder.export.TARGETS`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from autograder import __version__
+from autograder.config import Course
+from autograder.errors import GraderError
+from autograder.export.spec import GradingSpec
+
+#: What CI installs to grade, unless the export is told otherwise (``--package``).
+DEFAULT_PACKAGE = f"attn-course=={__version__}"
+
+
+class ExportError(GraderError):
+    """An export cannot be written (a refused output folder, a platform tool that failed)."""
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """Everything a target reads.
+
+    Attributes
+    ----------
+    course : Course
+        course.yml, validated.
+    course_file : Path
+        Where it was read from (copied into exports that grade outside this checkout).
+    assignment_ids : tuple of str
+        The assignments to export, in course.yml order.
+    seeds : dict
+        Seeds given on the command line, by assignment id; the others are
+        :func:`~autograder.export.spec.export_seed`'s.
+    package : str
+        The pip requirement that installs this grader in CI (GitHub Actions).
+    """
+
+    course: Course
+    course_file: Path
+    assignment_ids: tuple[str, ...]
+    seeds: dict = field(default_factory=dict)
+    package: str = DEFAULT_PACKAGE
+
+    def spec(self, assignment_id: str) -> GradingSpec:
+        """The grading spec an export embeds for ``assignment_id``."""
+        return GradingSpec.of(self.course, assignment_id, self.seeds.get(assignment_id))
+
+    @property
+    def assignments(self):
+        return [self.course.assignment(i) for i in self.assignment_ids]
+
+
+class ExportTarget(ABC):
+    """A platform the course can be exported to.
+
+    Attributes
+    ----------
+    name : str
+        The ``attn-course export`` choice.
+    description : str
+        One line for ``--help``.
+    extra : str or None
+        The pip extra whose tools the export (or grading on the platform) needs.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    extra: ClassVar[str | None] = None
+
+    @abstractmethod
+    def export(self, context: ExportContext, out: Path) -> list[Path]:
+        """Write the export into the folder ``out`` (it exists and is empty); return the files written.
+
+        Raises
+        ------
+        ExportError
+            When the export cannot be made.
+        """

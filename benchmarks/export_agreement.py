@@ -1,0 +1,75 @@
+"""Grade a fixed corpus through attn-course, nbgrader and otter, and print the scores side by side.
+
+For every assignment of course.yml (or those named): the solution, nbgrader's release stub, every
+buggy student of the corpus (at least five) and an attack, each graded by ``attn-course grade
+--seed <the export's seed>``, by one ``nbgrader autograde`` of them all, and by ``otter run``.
+Scores must agree to 1e-4 except for attacks: only attn-course runs student code in a sandbox,
+so a notebook that rewrites the in-process grader fools nbgrader and otter (shown, not hidden).
+
+    .venv/bin/python benchmarks/export_agreement.py [ASSIGNMENT_ID ...]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from autograder.config import DEFAULT_COURSE_FILE, load_course
+from autograder.export import TARGETS, ExportContext, agreement, export_to
+from autograder.export.corpus import ATTACK, STUB, corpus
+
+TOLERANCE = 1e-4
+
+
+def grade_assignment(course, assignment_id: str, work: Path) -> list[dict]:
+    """One row per corpus notebook: scores and seconds through each grader."""
+    assignment = course.assignment(assignment_id)
+    context = ExportContext(course, DEFAULT_COURSE_FILE, (assignment_id,))
+    spec = context.spec(assignment_id)
+    export_to(TARGETS["nbgrader"], context, work / "nbgrader")
+    export_to(TARGETS["otter"], context, work / "otter")
+    release = agreement.nbgrader_release(work / "nbgrader", assignment_id) / assignment.notebook
+    files, kinds = {}, {}
+    for entry in corpus(course, assignment_id, spec):
+        path = work / "notebooks" / entry.name / assignment.notebook
+        path.parent.mkdir(parents=True)
+        path.write_bytes(release.read_bytes()) if entry.kind == STUB else path.write_text(entry.notebook, encoding="utf-8")
+        files[entry.name], kinds[entry.name] = path, (entry.kind, entry.what)
+    nbgrader = agreement.nbgrader_grades(work / "nbgrader", assignment_id, files, assignment.notebook)
+    zip_path = work / "otter" / assignment_id / "autograder.zip"
+    rows = []
+    for name, path in files.items():
+        ours = agreement.ours(assignment_id, path, spec.seed, DEFAULT_COURSE_FILE)
+        theirs = agreement.otter(zip_path, path, work)
+        agree = max(abs(ours.score - nbgrader[name].score), abs(ours.score - theirs.score)) <= TOLERANCE
+        rows.append({"assignment": assignment_id, "name": name, "kind": kinds[name][0], "what": kinds[name][1],
+                     "ours": ours, "nbgrader": nbgrader[name], "otter": theirs, "agree": agree})
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'assignment':<22} {'notebook':<9} {'kind':<8} {'ours':>8} {'nbgrader':>9} {'otter':>8}   "
+          f"{'s ours':>6} {'s nbg':>6} {'s otter':>7}  agree")
+    for r in rows:
+        mark = "yes" if r["agree"] else ("no (attack: only ours is sandboxed)" if r["kind"] == ATTACK else "NO")
+        print(f"{r['assignment']:<22} {r['name']:<9} {r['kind']:<8} {r['ours'].score:>8.4f} {r['nbgrader'].score:>9.4f} "
+              f"{r['otter'].score:>8.4f}   {r['ours'].seconds:>6.1f} {r['nbgrader'].seconds:>6.1f} {r['otter'].seconds:>7.1f}  {mark}")
+
+
+def main(argv: list[str]) -> int:
+    course = load_course()
+    ids = argv or [a.id for a in course.assignments]
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for assignment_id in ids:
+            rows += grade_assignment(course, assignment_id, Path(scratch) / assignment_id)
+    print_table(rows)
+    disagreements = [r for r in rows if not r["agree"] and r["kind"] != ATTACK]
+    print(f"\n{len(rows)} notebooks; {sum(r['agree'] for r in rows)} agree to {TOLERANCE:g}; "
+          f"{len(disagreements)} disagreements outside attacks (nbgrader seconds: its autograde time / notebooks)")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,116 @@
+"""The Gradescope autograder.zip: its layout, and a local replay of /autograder for a solution, a stub and a buggy submission."""
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from autograder.config import DEFAULT_COURSE_FILE, load_course
+from autograder.export import TARGETS, ExportContext, export_to
+from autograder.export.corpus import corpus
+from autograder.export.gradescope_results import results_problems
+
+COURSE = load_course()
+IDS = tuple(a.id for a in COURSE.assignments)
+ASSIGNMENT = COURSE.assignments[0]
+BIN = Path(sys.executable).parent
+#: Seconds one replay may take.
+REPLAY_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gradescope")
+    export_to(TARGETS["gradescope"], ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS), out)
+    return out
+
+
+def _members(export: Path, assignment_id: str) -> dict[str, zipfile.ZipInfo]:
+    with zipfile.ZipFile(export / assignment_id / "autograder.zip") as archive:
+        return {info.filename: info for info in archive.infolist()}
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_the_zip_has_setup_and_run_autograder_at_its_root_and_its_own_wheel(export, assignment_id):
+    members = _members(export, assignment_id)
+    assignment = COURSE.assignment(assignment_id)
+    assert {"setup.sh", "run_autograder", "requirements.txt", "course.yml"} <= set(members)
+    assert {f"assignments/{assignment_id}/{assignment.module}", f"assignments/{assignment_id}/{assignment.notebook}"} <= set(members)
+    assert [n for n in members if n.endswith(".whl")] == [f"attn_course-{metadata.version('attn-course')}-py3-none-any.whl"]
+    assert all(members[n].external_attr >> 16 & 0o111 for n in ("setup.sh", "run_autograder"))
+    with zipfile.ZipFile(export / assignment_id / "autograder.zip") as archive:
+        run = archive.read("run_autograder").decode()
+        requirements = archive.read("requirements.txt").decode().split("\n")
+        setup = archive.read("setup.sh").decode()
+    assert f"grade {assignment_id} \"$ROOT/submission\"" in run and "--format gradescope" in run and "submission_metadata.json" in run
+    assert f"numpy=={metadata.version('numpy')}" in requirements and f"click=={metadata.version('click')}" in requirements
+    assert all("==" in line for line in requirements if line)
+    assert "requirements.txt" in setup and ".whl" in setup
+    for script in (run, setup):
+        assert subprocess.run(["bash", "-n"], input=script, text=True, check=False).returncode == 0
+
+
+def _replay(export: Path, root: Path, notebook: str, bin_dir: Path = BIN) -> dict:
+    with zipfile.ZipFile(export / ASSIGNMENT.id / "autograder.zip") as archive:
+        archive.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "submission" / ASSIGNMENT.notebook).write_text(notebook, encoding="utf-8")
+    # the untouched module stub next to the notebook: the zip's release tells them apart
+    (root / "submission" / ASSIGNMENT.module).write_bytes((root / "source/assignments" / ASSIGNMENT.id / ASSIGNMENT.module).read_bytes())
+    (root / "submission_metadata.json").write_text(json.dumps({
+        "created_at": "2027-03-09T10:00:00+08:00", "assignment": {"due_date": "2027-03-08T23:59:00+08:00"},
+        "users": [{"name": "Ada"}], "previous_submissions": [],
+    }), encoding="utf-8")
+    env = {**os.environ, "ATTN_AUTOGRADER_ROOT": str(root), "ATTN_AUTOGRADER_BIN": str(bin_dir)}
+    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True,
+                          timeout=REPLAY_TIMEOUT_S, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8")) | {"_stdout": done.stdout}
+
+
+def test_a_local_replay_grades_solution_stub_and_buggy_with_the_documented_fields(export, tmp_path):
+    entries = {e.name: e for e in corpus(COURSE, ASSIGNMENT.id, ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS).spec(ASSIGNMENT.id),
+                                         buggy=1, attack=False)}
+    scores = {}
+    for name in ("solution", "stub", "chen"):
+        results = _replay(export, tmp_path / name, entries[name].notebook)
+        results.pop("_stdout")
+        assert results_problems(results) == []
+        assert {t["visibility"] for t in results["tests"]} == {COURSE.gradescope.hidden_test_visibility}
+        assert "1 day(s) late" in results["output"]  # the submission time came from submission_metadata.json
+        scores[name] = results["score"]
+    late = 1 - COURSE.late_policy.penalty_per_day
+    assert scores["solution"] == pytest.approx(ASSIGNMENT.max_points * late) and scores["stub"] == 0
+    assert 0 < scores["chen"] < scores["solution"]
+
+
+def test_run_autograder_falls_back_to_no_sandbox_only_when_refused(export, tmp_path):
+    """A grader that refuses without bubblewrap (as in Gradescope's container) is run again with --sandbox none."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "python").symlink_to(BIN / "python")
+    (shim / "attn-course").write_text(
+        "#!/usr/bin/env bash\ncase \" $* \" in *' --sandbox none '*) exec \"" + str(BIN / "attn-course") + "\" \"$@\";; esac\n"
+        "echo 'Error: refusing to grade without the sandbox (bwrap cannot start the worker): ...' >&2\nexit 1\n",
+        encoding="utf-8")
+    (shim / "attn-course").chmod(0o755)
+    entry = corpus(COURSE, ASSIGNMENT.id, ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS).spec(ASSIGNMENT.id), buggy=0, attack=False)[0]
+    results = _replay(export, tmp_path / "root", entry.notebook, shim)
+    assert "grading this one submission again with --sandbox none" in results["_stdout"]
+    assert results["extra_data"]["isolation"] == "none"
+
+
+def test_results_problems_finds_what_gradescope_would_not_read():
+    good = {"score": 1.0, "tests": [{"score": 1.0, "max_score": 2.0, "status": "passed", "visibility": "visible"}]}
+    assert results_problems(good) == []
+    bad = {"tests": [{"max_score": 2.0, "status": "ok", "visibility": "sometimes", "colour": "red"}], "score": "high"}
+    problems = "\n".join(results_problems(bad))
+    for expected in ("'ok' is not one of", "'sometimes' is not one of", "unknown field 'colour'", "results.score: str"):
+        assert expected in problems
+    assert results_problems([]) == ["results.json is not an object"]
+    assert "score above max_score" in "\n".join(results_problems({"tests": [{"score": 3, "max_score": 2}]}))

@@ -1,0 +1,51 @@
+"""The notebooks in nbgrader's format: solution cells, a locked grade cell per question, hidden tests only in the source."""
+
+import json
+
+import pytest
+
+from autograder.build.markers import SOLUTION_BEGIN, SOLUTION_END
+from autograder.config import load_course
+from autograder.export.notebooks import HIDDEN_BEGIN, close_solution_region, graded_notebook
+from autograder.export.spec import GradingSpec
+from autograder.paths import SOLUTIONS_DIR
+
+COURSE = load_course()
+IDS = [a.id for a in COURSE.assignments]
+
+
+def _cells(assignment_id: str, hidden: bool) -> list[dict]:
+    assignment = COURSE.assignment(assignment_id)
+    master = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
+    return json.loads(graded_notebook(assignment, master, GradingSpec.of(COURSE, assignment_id), hidden=hidden))["cells"]
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_every_question_has_a_solution_cell_and_a_locked_grade_cell_with_its_points(assignment_id):
+    cells = _cells(assignment_id, hidden=True)
+    meta = [c["metadata"]["nbgrader"] for c in cells if "nbgrader" in c["metadata"]]
+    questions = COURSE.assignment(assignment_id).questions
+    assert [m["grade_id"] for m in meta if m["solution"]] == [q.function for q in questions]
+    grades = [m for m in meta if m["grade"]]
+    assert [(m["grade_id"], m["points"], m["locked"]) for m in grades] == [(f"grade_{q.function}", q.points, True) for q in questions]
+    assert all(m["schema_version"] == 3 and set(m) <= {"grade", "solution", "locked", "grade_id", "points", "schema_version"} for m in meta)
+    for cell in cells:
+        source = "".join(cell["source"])
+        assert source.count(SOLUTION_BEGIN) == source.count(SOLUTION_END)  # nbgrader needs both in one cell
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_grade_cells_come_last_and_hold_hidden_tests_only_in_the_source(assignment_id):
+    source_cells, student_cells = _cells(assignment_id, hidden=True), _cells(assignment_id, hidden=False)
+    count = len(COURSE.assignment(assignment_id).questions)
+    assert all(c["metadata"].get("nbgrader", {}).get("grade") for c in source_cells[-count:])
+    assert all(HIDDEN_BEGIN in "".join(c["source"]) for c in source_cells[-count:])
+    assert not any(HIDDEN_BEGIN in "".join(c["source"]) for c in student_cells)
+    assert str(GradingSpec.of(COURSE, assignment_id).seed) not in json.dumps(student_cells)
+
+
+def test_a_region_that_closes_the_function_gets_its_end_marker_back():
+    cell = f"def f():\n    {SOLUTION_BEGIN}\n    return 1"
+    assert close_solution_region(cell) == cell + f"\n    {SOLUTION_END}"
+    closed = cell + f"\n    {SOLUTION_END}"
+    assert close_solution_region(closed) == closed
