@@ -49,3 +49,12 @@ def language_of_file_name(name: str) -> str | None:
     suffixes = PurePosixPath(name).suffixes
     code = suffixes[-2][1:] if len(suffixes) >= 2 else None
     return code if code in KNOWN_LANGUAGES else None
+
+
+def file_names_in_every_language(name: str) -> tuple[str, ...]:
+    """``name`` and its name in every known language, whichever language a release puts first.
+
+    >>> file_names_in_every_language("scaled_attention.ipynb")
+    ('scaled_attention.ipynb', 'scaled_attention.en.ipynb', 'scaled_attention.zh.ipynb')
+    """
+    return (name, *(localized_file_name(name, code, first_language="") for code in KNOWN_LANGUAGES))

@@ -4,8 +4,9 @@ Everything here only reads bytes and parses; no student code runs.
 
 Which file of a folder or zip is graded (:func:`choose`):
 
-1. Files named like the assignment's module or notebook win over any other file; among
-   them, the ones closest to the top of the folder win over nested ones (``old/`` copies).
+1. Files named like the assignment's module or notebook (in any language of the release:
+   ``scaled_attention.zh.ipynb`` too) win over any other file; among them, the ones closest
+   to the top of the folder win over nested ones (``old/`` copies).
 2. Of those, a file byte-identical to the release's stub (for a notebook: whose gradable
    code is the stub's) is left out: the student changed the other one.
 3. One changed file left: it is graded. None changed: the untouched module is graded (and
@@ -26,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
+from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
@@ -58,11 +60,15 @@ class ReleaseStubs:
         The gradable code of the stub notebook (see :func:`notebook_to_module`).
     functions : tuple of str
         The graded functions (what a notebook's gradable code keeps).
+    translated_notebook_codes : tuple of str
+        The gradable code of the release's notebooks in its other languages (their docstrings
+        are translated, so their code differs from ``notebook_code``).
     """
 
     module: str | None = None
     notebook_code: str | None = None
     functions: tuple[str, ...] | None = None
+    translated_notebook_codes: tuple[str, ...] = ()
 
 
 def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
@@ -71,11 +77,16 @@ def release_stubs(release_dir: Path, module_file: str, notebook_file: str, funct
     module = release_dir / module_file
     notebook = release_dir / notebook_file
     module_text = module.read_text(encoding="utf-8") if module.is_file() else None
+    notebook_code = _notebook_code(notebook, functions)
+    others = (_notebook_code(release_dir / name, functions) for name in file_names_in_every_language(notebook_file)[1:])
+    return ReleaseStubs(module_text, notebook_code, functions, tuple(code for code in others if code is not None))
+
+
+def _notebook_code(path: Path, functions) -> str | None:
     try:
-        notebook_code = notebook_to_module(notebook.read_text(encoding="utf-8"), functions) if notebook.is_file() else None
+        return notebook_to_module(path.read_text(encoding="utf-8"), functions) if path.is_file() else None
     except NotebookError:
-        notebook_code = None
-    return ReleaseStubs(module_text, notebook_code, functions)
+        return None
 
 
 def _normalised(text: str) -> str:
@@ -96,7 +107,7 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
         return False
     if name.endswith(".ipynb"):
         try:
-            return notebook_to_module(text, stubs.functions) == stubs.notebook_code
+            return notebook_to_module(text, stubs.functions) in (stubs.notebook_code, *stubs.translated_notebook_codes)
         except NOTEBOOK_PARSE_ERRORS:
             return False  # unreadable: certainly not the stub
     return stubs.module is not None and _normalised(text) == _normalised(stubs.module)
@@ -181,7 +192,8 @@ def choose(
     LoadFailed
         When nothing gradable is there.
     """
-    expected = [n for n in names if PurePosixPath(n).name in (module_file, notebook_file)]
+    expected_names = (module_file, *file_names_in_every_language(notebook_file))
+    expected = [n for n in names if PurePosixPath(n).name in expected_names]
     if expected:
         top = sorted(n for n in expected if _depth(n) == min(map(_depth, expected)))
         changed = [n for n in top if not is_untouched_stub(n, read, stubs)]

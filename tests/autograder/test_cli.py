@@ -258,6 +258,19 @@ def test_one_students_folder_with_a_cache_is_not_a_class(tmp_path):
     assert _is_class_folder(classroom, HW1)
 
 
+def test_one_students_folder_with_the_chinese_notebook_and_notes_is_not_a_class(tmp_path):
+    from autograder.cli import _is_class_folder
+
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / HW1.notebook.replace(".ipynb", ".zh.ipynb")).write_text("{}", encoding="utf-8")
+    (student / "scratch.py").write_text("x = 1\n", encoding="utf-8")
+    assert not _is_class_folder(student, HW1)
+    (student / HW1.notebook.replace(".ipynb", ".zh.ipynb")).unlink()
+    (student / "other.py").write_text("x = 1\n", encoding="utf-8")
+    assert _is_class_folder(student, HW1)
+
+
 def test_the_late_policy_applies_to_one_submission_given_its_time(tmp_path):
     path = tmp_path / HW1.module
     path.write_text(SOLUTION, encoding="utf-8")

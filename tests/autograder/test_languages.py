@@ -7,7 +7,14 @@ import typing
 import pytest
 
 from autograder.config import Language
-from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE, TRANSLATED_LANGUAGES, language_of_file_name, localized_file_name
+from autograder.languages import (
+    KNOWN_LANGUAGES,
+    SOURCE_LANGUAGE,
+    TRANSLATED_LANGUAGES,
+    file_names_in_every_language,
+    language_of_file_name,
+    localized_file_name,
+)
 
 
 def test_course_yml_accepts_exactly_the_known_languages():
@@ -35,3 +42,7 @@ def test_the_first_language_keeps_the_plain_name_and_the_others_carry_their_code
 )
 def test_the_language_of_a_file_name_is_a_known_code_before_the_extension(name, language):
     assert language_of_file_name(name) == language
+
+
+def test_a_file_has_a_name_in_every_language_whichever_comes_first():
+    assert file_names_in_every_language("a.ipynb") == ("a.ipynb", "a.en.ipynb", "a.zh.ipynb")

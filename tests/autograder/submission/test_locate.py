@@ -319,3 +319,37 @@ def test_checkpoint_copies_inside_a_zip_are_ignored(tmp_path):
         handle.writestr("work/my_work.ipynb", json.dumps({"cells": []}))
         handle.writestr("work/.ipynb_checkpoints/my_work-checkpoint.ipynb", json.dumps({"cells": []}))
     assert read_submission(archive, "scaled_attention.py", "scaled_attention.ipynb").kind == "notebook"
+
+
+# --- a release in several languages: scaled_attention.zh.ipynb is the assignment's notebook too ---
+
+ZH_NOTEBOOK = "scaled_attention.zh.ipynb"
+ZH_STUB_NOTEBOOK = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    raise NotImplementedError')
+BILINGUAL_STUBS = locate.ReleaseStubs(
+    STUB, STUBS.notebook_code, ("softmax",), (locate.notebook_to_module(ZH_STUB_NOTEBOOK, ("softmax",)),)
+)
+
+
+def bilingual_release(folder, zh_notebook: str = ZH_STUB_NOTEBOOK):
+    (folder / MODULE).write_text(STUB, encoding="utf-8")
+    (folder / NOTEBOOK).write_text(STUB_NOTEBOOK, encoding="utf-8")
+    (folder / ZH_NOTEBOOK).write_text(zh_notebook, encoding="utf-8")
+    return folder
+
+
+def test_the_changed_chinese_notebook_wins_over_the_untouched_module_and_english_notebook(tmp_path):
+    worked = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    return np.exp(x)')
+    source = read_submission(bilingual_release(tmp_path, worked), MODULE, NOTEBOOK, ("softmax",), stubs=BILINGUAL_STUBS)
+    assert (source.kind, source.origin) == ("notebook", f"{tmp_path.name}/{ZH_NOTEBOOK}")
+
+
+def test_an_untouched_chinese_stub_notebook_is_not_a_change(tmp_path):
+    source = read_submission(bilingual_release(tmp_path), MODULE, NOTEBOOK, ("softmax",), stubs=BILINGUAL_STUBS)
+    assert source.kind == "module"
+    unknown = read_submission(bilingual_release(tmp_path), MODULE, NOTEBOOK, ("softmax",), stubs=STUBS)
+    assert unknown.origin.endswith(ZH_NOTEBOOK)  # without the Chinese stub, it would look changed
+
+
+def test_release_stubs_read_the_notebooks_of_every_language(tmp_path):
+    bilingual_release(tmp_path)
+    assert locate.release_stubs(tmp_path, MODULE, NOTEBOOK, ("softmax",)) == BILINGUAL_STUBS
