@@ -8,7 +8,8 @@ Which file of a folder or zip is graded (:func:`choose`):
    ``scaled_attention.zh.ipynb`` too) win over any other file; among them, the ones closest
    to the top of the folder win over nested ones (``old/`` copies).
 2. Of those, a file byte-identical to the release's stub (for a notebook: whose gradable
-   code is the stub's) is left out: the student changed the other one.
+   code is the stub's, docstrings aside, so that the notebook of every language compares
+   with the one stub) is left out: the student changed the other one.
 3. One changed file left: it is graded. None changed: the untouched module is graded (and
    scores 0). Two or more changed: :class:`~autograder.errors.AmbiguousSubmission` names them;
    a person must say which one counts.
@@ -17,6 +18,7 @@ Which file of a folder or zip is graded (:func:`choose`):
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import os
@@ -60,15 +62,11 @@ class ReleaseStubs:
         The gradable code of the stub notebook (see :func:`notebook_to_module`).
     functions : tuple of str
         The graded functions (what a notebook's gradable code keeps).
-    translated_notebook_codes : tuple of str
-        The gradable code of the release's notebooks in its other languages (their docstrings
-        are translated, so their code differs from ``notebook_code``).
     """
 
     module: str | None = None
     notebook_code: str | None = None
     functions: tuple[str, ...] | None = None
-    translated_notebook_codes: tuple[str, ...] = ()
 
 
 def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
@@ -77,20 +75,38 @@ def release_stubs(release_dir: Path, module_file: str, notebook_file: str, funct
     module = release_dir / module_file
     notebook = release_dir / notebook_file
     module_text = module.read_text(encoding="utf-8") if module.is_file() else None
-    notebook_code = _notebook_code(notebook, functions)
-    others = (_notebook_code(release_dir / name, functions) for name in file_names_in_every_language(notebook_file)[1:])
-    return ReleaseStubs(module_text, notebook_code, functions, tuple(code for code in others if code is not None))
-
-
-def _notebook_code(path: Path, functions) -> str | None:
     try:
-        return notebook_to_module(path.read_text(encoding="utf-8"), functions) if path.is_file() else None
+        notebook_code = notebook_to_module(notebook.read_text(encoding="utf-8"), functions) if notebook.is_file() else None
     except NotebookError:
-        return None
+        notebook_code = None
+    return ReleaseStubs(module_text, notebook_code, functions)
 
 
 def _normalised(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+#: Nodes whose first statement may be a docstring.
+_DOCUMENTED = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _without_docstrings(code: str) -> str:
+    """The code's syntax tree without docstrings: what a notebook in every language shares."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, _DOCUMENTED) and ast.get_docstring(node, clean=False) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def _same_notebook_code(code: str, stub_code: str) -> bool:
+    """Whether a notebook's gradable code is the stub's, its docstrings (translated or not) aside."""
+    if code == stub_code:
+        return True
+    try:
+        return _without_docstrings(code) == _without_docstrings(stub_code)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return False
 
 
 def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStubs) -> bool:
@@ -107,7 +123,7 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
         return False
     if name.endswith(".ipynb"):
         try:
-            return notebook_to_module(text, stubs.functions) in (stubs.notebook_code, *stubs.translated_notebook_codes)
+            return _same_notebook_code(notebook_to_module(text, stubs.functions), stubs.notebook_code)
         except NOTEBOOK_PARSE_ERRORS:
             return False  # unreadable: certainly not the stub
     return stubs.module is not None and _normalised(text) == _normalised(stubs.module)

@@ -325,9 +325,6 @@ def test_checkpoint_copies_inside_a_zip_are_ignored(tmp_path):
 
 ZH_NOTEBOOK = "scaled_attention.zh.ipynb"
 ZH_STUB_NOTEBOOK = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    raise NotImplementedError')
-BILINGUAL_STUBS = locate.ReleaseStubs(
-    STUB, STUBS.notebook_code, ("softmax",), (locate.notebook_to_module(ZH_STUB_NOTEBOOK, ("softmax",)),)
-)
 
 
 def bilingual_release(folder, zh_notebook: str = ZH_STUB_NOTEBOOK):
@@ -339,17 +336,17 @@ def bilingual_release(folder, zh_notebook: str = ZH_STUB_NOTEBOOK):
 
 def test_the_changed_chinese_notebook_wins_over_the_untouched_module_and_english_notebook(tmp_path):
     worked = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    return np.exp(x)')
-    source = read_submission(bilingual_release(tmp_path, worked), MODULE, NOTEBOOK, ("softmax",), stubs=BILINGUAL_STUBS)
+    source = read_with_stubs(bilingual_release(tmp_path, worked))
     assert (source.kind, source.origin) == ("notebook", f"{tmp_path.name}/{ZH_NOTEBOOK}")
 
 
-def test_an_untouched_chinese_stub_notebook_is_not_a_change(tmp_path):
-    source = read_submission(bilingual_release(tmp_path), MODULE, NOTEBOOK, ("softmax",), stubs=BILINGUAL_STUBS)
-    assert source.kind == "module"
-    unknown = read_submission(bilingual_release(tmp_path), MODULE, NOTEBOOK, ("softmax",), stubs=STUBS)
-    assert unknown.origin.endswith(ZH_NOTEBOOK)  # without the Chinese stub, it would look changed
+def test_an_untouched_chinese_stub_notebook_is_the_english_stub_with_other_docstrings(tmp_path):
+    assert read_with_stubs(bilingual_release(tmp_path)).kind == "module"
+    other_code = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    raise ValueError')
+    changed = read_with_stubs(bilingual_release(tmp_path, other_code))  # other code is a change, docstring or not
+    assert changed.origin == f"{tmp_path.name}/{ZH_NOTEBOOK}"
 
 
-def test_release_stubs_read_the_notebooks_of_every_language(tmp_path):
-    bilingual_release(tmp_path)
-    assert locate.release_stubs(tmp_path, MODULE, NOTEBOOK, ("softmax",)) == BILINGUAL_STUBS
+def test_a_stub_notebook_whose_code_does_not_parse_is_changed(tmp_path):
+    assert not locate._same_notebook_code("def f(:\n", STUBS.notebook_code)
+    assert locate._same_notebook_code(STUBS.notebook_code.replace("raise", "raise"), STUBS.notebook_code)
