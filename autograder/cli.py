@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from autograder.config import DEFAULT_COURSE_FILE
+from autograder.languages import file_names_in_every_language
 from autograder.errors import GraderError
 from autograder.grade.report import FORMATS
 
@@ -181,7 +182,8 @@ def _is_class_folder(path: Path, assignment) -> bool:
     One student's folder holds the assignment's module or notebook, or a single
     submission-like entry; ``__pycache__`` and hidden entries are not submissions.
     """
-    if not path.is_dir() or (path / assignment.module).exists() or (path / assignment.notebook).exists():
+    own_files = (assignment.module, *file_names_in_every_language(assignment.notebook))
+    if not path.is_dir() or any((path / name).exists() for name in own_files):
         return False
     entries = [
         p for p in path.iterdir()

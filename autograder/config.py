@@ -17,11 +17,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
+from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE
 
 #: course.yml at the project root, used when no other path is given.
 DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 
 _ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+#: A field's ``json_schema_extra`` key for the default ``attn-course config`` shows, when it is computed.
+SHOWN_DEFAULT = "shown_default"
+#: A language code course.yml accepts (see autograder/languages.py).
+Language = Literal[tuple(KNOWN_LANGUAGES)]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
@@ -115,6 +120,21 @@ class Assignment(_Strict):
     notebook: str = Field(description="File name of the student notebook, e.g. scaled_attention.ipynb.")
     due: dt.datetime = Field(description="Due date with time zone (ISO 8601).")
     questions: tuple[Question, ...] = Field(min_length=1, description="Graded functions, in the order students meet them.")
+    titles: dict[Language, str] = Field(
+        default_factory=dict,
+        description="The title in other languages, by language code (e.g. {zh: 缩放点积注意力}); a language "
+        "without one shows `title`.",
+    )
+
+    @field_validator("titles")
+    @classmethod
+    def _translated_titles(cls, titles: dict[str, str]) -> dict[str, str]:
+        if SOURCE_LANGUAGE in titles:
+            raise ValueError(f"`title` is the {SOURCE_LANGUAGE} title; list only other languages here")
+        empty = sorted(code for code, text in titles.items() if not text.strip())
+        if empty:
+            raise ValueError(f"empty titles for {empty}")
+        return titles
 
     @field_validator("id")
     @classmethod
@@ -170,6 +190,10 @@ class Assignment(_Strict):
         """1-based position of ``function`` among the questions."""
         return [q.function for q in self.questions].index(function) + 1
 
+    def title_in(self, language: str) -> str:
+        """The title shown in ``language``: its translation when there is one, else ``title``."""
+        return self.titles.get(language, self.title)
+
 
 class Course(_Strict):
     course: CourseInfo = Field(description="Who and when.")
@@ -177,6 +201,41 @@ class Course(_Strict):
     late_policy: LatePolicy = Field(default_factory=LatePolicy, description="How late submissions are penalised.")
     gradescope: GradescopeSettings = Field(default_factory=GradescopeSettings, description="How the Gradescope export shows results.")
     assignments: tuple[Assignment, ...] = Field(min_length=1, description="The assignments, each with its questions.")
+    languages: tuple[Language, ...] = Field(
+        (SOURCE_LANGUAGE,), min_length=1,
+        description="Languages the releases are built in (en, zh), without repeats. The first names its files "
+        "plainly (scaled_attention.ipynb, README.md); the others carry their code (scaled_attention.zh.ipynb).",
+    )
+    feedback_language: Language | None = Field(
+        None,
+        description="Language of feedback when a command is given no --lang; one of `languages` "
+        "(default: the first of them).",
+        json_schema_extra={SHOWN_DEFAULT: "(the first of languages)"},
+    )
+
+    @field_validator("languages")
+    @classmethod
+    def _no_repeated_language(cls, codes: tuple[str, ...]) -> tuple[str, ...]:
+        repeated = sorted({code for code in codes if codes.count(code) > 1})
+        if repeated:
+            raise ValueError(f"languages repeat: {repeated}")
+        return codes
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_feedback_language(cls, data: Any) -> Any:
+        """Feedback defaults to the first language of the course."""
+        if isinstance(data, dict) and data.get("feedback_language") is None:
+            languages = data.get("languages", (SOURCE_LANGUAGE,))
+            if isinstance(languages, (list, tuple)) and languages:
+                data = {**data, "feedback_language": languages[0]}
+        return data
+
+    @model_validator(mode="after")
+    def _feedback_in_languages(self) -> "Course":
+        if self.feedback_language not in self.languages:
+            raise ValueError(f"feedback_language {self.feedback_language!r} is not one of languages {list(self.languages)}")
+        return self
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "Course":
@@ -199,6 +258,20 @@ class Course(_Strict):
                 return assignment
         known = ", ".join(a.id for a in self.assignments)
         raise ConfigError(f"no assignment {assignment_id!r} in course.yml (known: {known})")
+
+    def feedback_language_for(self, requested: str | None = None) -> str:
+        """The language of feedback: ``requested`` (a command's ``--lang``) or ``feedback_language``.
+
+        Raises
+        ------
+        ConfigError
+            When ``requested`` is not one of the course's ``languages``.
+        """
+        if requested is None:
+            return self.feedback_language
+        if requested not in self.languages:
+            raise ConfigError(f"--lang {requested}: the course ships {', '.join(self.languages)} (course.yml: languages)")
+        return requested
 
 
 def _line_of(node: yaml.Node | None, loc: tuple) -> int | None:
@@ -294,7 +367,9 @@ def describe_schema(model: type[BaseModel] = Course, prefix: str = "") -> list[t
         nested = getattr(annotation, "__args__", (annotation,))[0] if "tuple" in str(annotation) else annotation
         default = "(required)" if field.is_required() else repr(field.get_default(call_default_factory=False))
         if field.default_factory is not None:
-            default = "(see keys below)"
+            made = field.default_factory()
+            default = "(see keys below)" if isinstance(made, BaseModel) else repr(made)
+        default = (field.json_schema_extra or {}).get(SHOWN_DEFAULT, default)
         rows.append((key, default, field.description or ""))
         if isinstance(nested, type) and issubclass(nested, BaseModel):
             suffix = "[]." if "tuple" in str(annotation) else "."

@@ -24,6 +24,31 @@ Conventions (the same in every assignment of the course)
   dataclasses. Write vectorised numpy: no Python loops over batch elements.
 * Input validation is not required; the Raises sections describe what happens on
   inputs outside the contract.
+
+中文 (简体)
+-----------
+
+作业 1 · 缩放点积注意力（Scaled dot-product attention）。
+
+下面四个函数一块一块地搭建出
+
+.. math::
+
+    \operatorname{Attention}(Q, K, V)
+    = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V
+
+并测量为什么分数要除以 :math:`\sqrt{d_k}`。各函数文档字符串的中文版在本作业的中文 notebook 里。
+
+约定（本课程所有作业都相同）
+----------------------------
+* 形状写作 ``(..., L_q, d_k)``：``...`` 表示任意多个前导批量维度，也可以没有。不同参数的批量维度按
+  numpy 的广播规则相互广播。
+* float32 输入得到 float32 结果；其他所有输入（整数、列表、float64）都按 float64 计算。
+* 掩码是布尔数组或 0/1 数组。True/1 表示*这个查询可以关注这个键*；False/0 表示不可以：该分数变为
+  ``-inf``，其权重恰好为 0。
+* 允许的 import：numpy、math、typing、functools、itertools、__future__、dataclasses。请写向量化的
+  numpy 代码：不要对批量元素写 Python 循环。
+* 不要求做输入检查；Raises 部分说明了超出约定的输入会发生什么。
 """
 
 from __future__ import annotations

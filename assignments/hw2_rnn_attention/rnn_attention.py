@@ -35,6 +35,38 @@ Conventions (the same in every assignment of the course)
 * Allowed imports: numpy, math, typing, functools, itertools, __future__,
   dataclasses. Write vectorised numpy: no Python loops over positions or batches.
 * Input validation is not required.
+
+中文 (简体)
+-----------
+
+作业 2 · RNN 编码器-解码器中的注意力：Bahdanau 与 Luong。
+
+在解码的每一步，解码器状态 ``s`` 都与每个编码器状态 ``h_j``（``H`` 的各行）比较。比较的结果是每个源位置
+一个对齐分数 ``e_j``；softmax 把这些分数变成权重 ``alpha_j``，上下文向量就是编码器状态的加权平均：
+
+.. math::
+
+    e_j = \operatorname{score}(s, h_j), \qquad
+    \alpha = \operatorname{softmax}(e), \qquad
+    c = \sum_j \alpha_j h_j .
+
+你要实现四个打分函数（Bahdanau 的加性分数，以及 Luong 的 dot、general 和 concat 分数），以及从分数到
+上下文向量的那一步。各函数文档字符串的中文版在本作业的中文 notebook 里。
+
+约定（本课程所有作业都相同）
+----------------------------
+* 形状写作 ``(..., T, d_h)``：``...`` 表示任意多个前导批量维度，也可以没有。``s`` 与 ``H`` 的批量维度
+  相互广播：例如形状为 ``(T_y, d_s)`` 的 ``s`` 和形状为 ``(T_x, d_h)`` 的 ``H`` 会一次性为全部 ``T_y``
+  个解码器状态打分，得到 ``(T_y, T_x)``。
+* 权重矩阵没有批量维度，按公式中的方式使用：``W_a s`` 是 ``W_a``（形状 ``(d_a, d_s)``）乘以列向量
+  ``s``。``s`` 按行存放（``(..., d_s)``），所以这就是 ``s @ W_a.T``；``s @ W_a`` 会得到另一个（错误的，
+  或形状不匹配的）分数。作业 3 改用 Transformer 的行约定 ``X @ W``。
+* float32 输入得到 float32 结果；其他所有输入（整数、列表、float64）都按 float64 计算。
+* 掩码是布尔数组或 0/1 数组。True/1 表示*这个查询可以关注这个键*（这里是：解码器可以看这个源位置）；
+  False/0 标出填充位置，其权重恰好为 0。
+* 允许的 import：numpy、math、typing、functools、itertools、__future__、dataclasses。请写向量化的
+  numpy 代码：不要对位置或批量写 Python 循环。
+* 不要求做输入检查。
 """
 
 from __future__ import annotations

@@ -39,6 +39,42 @@ Conventions (the same in every assignment of the course)
   no Python loop over the heads.
 * Input validation is not required; the Raises sections describe what happens on
   inputs outside the contract.
+
+中文 (简体)
+-----------
+
+作业 3 · 多头注意力（Multi-head attention）。
+
+多头注意力不是在整个模型维度上做一个注意力，而是并排运行 ``h`` 个较小的注意力，每个只作用于特征的一段
+切片，再用一个输出投影把它们的结果混合起来：
+
+.. math::
+
+    \operatorname{MultiHead}(X_q, X_{kv})
+    = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\, W_o,
+    \qquad
+    \text{head}_i = \operatorname{softmax}\!\left(
+        \frac{Q_i K_i^\top}{\sqrt{d_\text{head}}}\right) V_i
+
+其中 :math:`Q = X_q W_q`，:math:`K = X_{kv} W_k`，:math:`V = X_{kv} W_v`，
+:math:`Q_i, K_i, V_i` 是它们各自的第 ``i`` 段切片，每段 ``d_head = d_model / h`` 列。
+
+你要实现拆分成多个头、合并回来，以及整个层。各函数文档字符串的中文版在本作业的中文 notebook 里。
+
+约定（本课程所有作业都相同）
+----------------------------
+* 形状写作 ``(..., n, d_model)``：``...`` 表示任意多个前导批量维度，也可以没有。``h`` 即
+  ``num_heads``，``d_head`` 即 ``d_model // num_heads``。
+* 投影写作 ``X @ W``（特征按行存放，与 Transformer 论文一致）。这与作业 2 不同：作业 2 对列向量 ``s``
+  写 ``W_a s``，形状为 ``(d_a, d_s)`` 的权重从左边乘；这里形状为 ``(d_model, d_model)`` 的 ``W`` 从右边乘。
+  ``X @ W.T``（PyTorch 的 ``nn.Linear`` 的约定）在这里是另一个错误的层。
+* float32 输入得到 float32 结果；其他所有输入（整数、列表、float64）都按 float64 计算。
+* 掩码是布尔数组或 0/1 数组。True/1 表示*这个查询可以关注这个键*；False/0 表示不可以：该分数变为
+  ``-inf``，其权重恰好为 0。同一个掩码作用于每个头。
+* 允许的 import：numpy、math、typing、functools、itertools、__future__、dataclasses。本模块不能
+  import 作业 1：每个头的注意力要你自己写在 :func:`multi_head_attention` 里面。请写向量化的 numpy
+  代码：不要对头写 Python 循环。
+* 不要求做输入检查；Raises 部分说明了超出约定的输入会发生什么。
 """
 
 from __future__ import annotations

@@ -27,6 +27,31 @@ Given, already implemented and not graded: :func:`softmax` and
 :func:`scaled_dot_product_attention` (the forward pass of Assignment 1),
 :func:`numerical_gradient` and :func:`relative_error` (the gradient check), and
 :func:`sum_to_shape` (undoing broadcasting in a backward pass).
+
+中文 (简体)
+-----------
+
+作业 4 · 为什么要缩放：用梯度来衡量。
+
+训练让每个参数沿损失 ``L`` 的梯度的反方向移动。在这里，你要亲手写出 softmax 和缩放点积注意力的反向传播，
+用中心差分检验它们，并测量 :math:`1/\sqrt{d_k}` 缩放对反向流过 softmax 的梯度有什么影响。
+
+记号：``dX`` 是（标量）损失关于 ``X`` 的梯度，``dX = dL/dX``，是一个与 ``X`` 形状相同的数组。
+
+约定（本课程所有作业都相同）
+----------------------------
+* 形状写作 ``(..., L_q, d_k)``：``...`` 表示任意多个前导批量维度，也可以没有。不同参数的批量维度按
+  numpy 的广播规则相互广播。
+* float32 输入得到 float32 结果；其他所有输入（整数、列表、float64）都按 float64 计算。
+* 掩码是布尔数组或 0/1 数组。True/1 表示*这个查询可以关注这个键*；False/0 表示不可以：该分数变为
+  ``-inf``，其权重恰好为 0。
+* 允许的 import：numpy、math、typing、functools、itertools、__future__、dataclasses。请写向量化的
+  numpy 代码：不要对批量元素写 Python 循环。
+* 不要求做输入检查。
+
+已给出、已实现且不评分的函数：:func:`softmax` 和 :func:`scaled_dot_product_attention`
+（作业 1 的前向传播），:func:`numerical_gradient` 和 :func:`relative_error`（梯度检验），
+以及 :func:`sum_to_shape`（在反向传播中撤销广播）。各函数文档字符串的中文版在本作业的中文 notebook 里。
 """
 
 from __future__ import annotations

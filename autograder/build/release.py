@@ -8,16 +8,19 @@ nothing is written until :func:`write_release`, so the same build serves the dri
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 from typing import Callable
 
+from autograder.build.docstrings import TranslatedDocstrings, append_module_docstring, load_docstrings, section_title
 from autograder.build.markers import MarkerError, solution_regions, strip_solutions
 from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
+from autograder.build.translation_check import translation_problems
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
 from autograder.config import Assignment, Course
 from autograder.errors import GraderError
+from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE, language_of_file_name, localized_file_name
 from autograder.paths import (
     NOTEBOOK_SOURCE,
     PUBLIC_TESTS_SOURCE,
@@ -50,11 +53,22 @@ class BuildContext:
     notebook_source: str
     public_tests: str
     public_cases: tuple[PublicCase, ...] = ()
+    #: Translated docstrings by language (see :mod:`autograder.build.docstrings`).
+    docstrings: dict[str, TranslatedDocstrings] = field(default_factory=dict)
 
     @property
     def short_id(self) -> str:
         """``hw1`` for ``hw1_scaled_attention``."""
         return self.assignment.id.split("_")[0]
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the release is built in, the first one first."""
+        return self.course.languages
+
+    def file_name(self, name: str, language: str) -> str:
+        """The release's name for file ``name`` in ``language`` (see :mod:`autograder.languages`)."""
+        return localized_file_name(name, language, self.languages[0])
 
 
 def stub_line(context: BuildContext, function: str) -> str:
@@ -69,9 +83,14 @@ def _question_names(context: BuildContext) -> list[str]:
 
 
 def stub_module(context: BuildContext) -> str:
-    """The master module with every solution region replaced by a stub line."""
+    """The master module with every solution region replaced by a stub line, its docstring
+    followed by the translations of the release's other languages."""
     origin = f"solutions/{context.assignment.id}/{context.assignment.module}"
     body = strip_solutions(context.master_module, lambda fn: stub_line(context, fn), origin)
+    for language in context.languages:
+        translation = context.docstrings.get(language, TranslatedDocstrings()).module
+        if language != SOURCE_LANGUAGE and translation:
+            body = append_module_docstring(body, f"{section_title(KNOWN_LANGUAGES[language])}\n\n{translation}", origin)
     return GENERATED_HEADER.format(id=context.assignment.id) + body
 
 
@@ -80,9 +99,17 @@ def step_stub_module(context: BuildContext) -> dict[str, str]:
 
 
 def step_stub_notebook(context: BuildContext) -> dict[str, str]:
+    """The notebook in every language of the release: the same code cells, the prose of each language."""
     origin = f"solutions/{context.assignment.id}/{NOTEBOOK_SOURCE}"
-    notebook = render_notebook(context.notebook_source, stub_module(context), origin, context.assignment.questions)
-    return {context.assignment.notebook: notebook}
+    module, notebooks = stub_module(context), {}
+    for language in context.languages:
+        docstrings = None if language == SOURCE_LANGUAGE else context.docstrings[language].functions
+        name = context.file_name(context.assignment.notebook, language)
+        renames = {context.assignment.notebook: name} if name != context.assignment.notebook else None
+        notebooks[name] = render_notebook(
+            context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames
+        )
+    return notebooks
 
 
 def step_public_tests(context: BuildContext) -> dict[str, str]:
@@ -95,7 +122,7 @@ def step_support_files(context: BuildContext) -> dict[str, str]:
     return {name: header + path.read_text(encoding="utf-8") for name, path in SUPPORT_FILES.items()}
 
 
-def _template_values(context: BuildContext) -> dict[str, str]:
+def _template_values(context: BuildContext, language: str) -> dict[str, str]:
     assignment = context.assignment
     questions = "\n".join(
         f"| {n} | `{q.function}` | {q.points:g} |" for n, q in enumerate(assignment.questions, start=1)
@@ -103,11 +130,11 @@ def _template_values(context: BuildContext) -> dict[str, str]:
     return {
         "id": assignment.id,
         "short_id": context.short_id,
-        "title": assignment.title,
+        "title": assignment.title_in(language),
         "course": context.course.course.name,
         "term": context.course.course.term,
         "module": assignment.module,
-        "notebook": assignment.notebook,
+        "notebook": context.file_name(assignment.notebook, language),
         "tests": public_tests_name(assignment.module),
         "due": assignment.due.isoformat(),
         "questions": questions,
@@ -116,13 +143,36 @@ def _template_values(context: BuildContext) -> dict[str, str]:
     }
 
 
+def release_templates(languages: tuple[str, ...], templates_dir: Path = TEMPLATES_DIR) -> dict[str, tuple[Path, str]]:
+    """Release file name -> (template, language) for every template the release uses.
+
+    ``README.zh.md.tmpl`` is the zh version of ``README.md.tmpl``, which is then the English
+    one; a template without versions (``conftest.py.tmpl``) serves every language once. A
+    language without its version of a template gets the English one, if there is one.
+    """
+    versions: dict[str, dict[str | None, Path]] = {}
+    for template in sorted(templates_dir.glob("*.tmpl")):
+        name = template.name.removesuffix(".tmpl")
+        language = language_of_file_name(name)
+        plain = name.replace(f".{language}.", ".") if language else name
+        versions.setdefault(plain, {})[language] = template
+    chosen = {}
+    for plain, by_language in versions.items():
+        if set(by_language) == {None}:
+            chosen[plain] = (by_language[None], languages[0])
+            continue
+        for language in languages:
+            template = by_language.get(language) or by_language.get(None) or by_language.get(SOURCE_LANGUAGE)
+            if template is not None:
+                chosen[localized_file_name(plain, language, languages[0])] = (template, language)
+    return chosen
+
+
 def step_templates(context: BuildContext) -> dict[str, str]:
-    values = _template_values(context)
-    rendered = {}
-    for template in sorted(TEMPLATES_DIR.glob("*.tmpl")):
-        text = Template(template.read_text(encoding="utf-8")).substitute(values)
-        rendered[template.name.removesuffix(".tmpl")] = text
-    return rendered
+    return {
+        name: Template(template.read_text(encoding="utf-8")).substitute(_template_values(context, language))
+        for name, (template, language) in release_templates(context.languages).items()
+    }
 
 
 def step_public_cases(context: BuildContext) -> dict[str, bytes]:
@@ -160,6 +210,7 @@ def _consistency_problems(context: BuildContext) -> list[str]:
     problems += [f"{origin}/{NOTEBOOK_SOURCE}: graded cell {q} is not a question in course.yml" for q in sorted(in_notebook - questions)]
     if not has_points_table(context.notebook_source):
         problems.append(f"{origin}/{NOTEBOOK_SOURCE}: no points table: put the line {POINTS_TABLE_PLACEHOLDER} in a markdown cell")
+    problems += translation_problems(context.notebook_source, context.master_module, context.docstrings, context.languages, origin)
     marked = _marked_questions(context.public_tests)
     problems += [f"{origin}/{PUBLIC_TESTS_SOURCE}: tests question {q}, which course.yml does not list" for q in sorted(marked - questions)]
     with_cases = {case.function for case in context.public_cases}
@@ -192,6 +243,10 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUT
         cases = tuple(instructor_cases(folder / CASES_SOURCE))
     except (OSError, ValueError, SyntaxError) as error:
         raise BuildError(f"cannot read the public cases of {assignment.id}: {error}") from None
+    try:
+        docstrings = {language: load_docstrings(folder, language) for language in course.languages if language != SOURCE_LANGUAGE}
+    except MarkerError as error:
+        raise BuildError(str(error)) from None
     return BuildContext(
         course=course,
         assignment=assignment,
@@ -199,6 +254,7 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUT
         notebook_source=_read(folder / NOTEBOOK_SOURCE),
         public_tests=_read(folder / PUBLIC_TESTS_SOURCE),
         public_cases=cases,
+        docstrings=docstrings,
     )
 
 

@@ -4,10 +4,12 @@ Everything here only reads bytes and parses; no student code runs.
 
 Which file of a folder or zip is graded (:func:`choose`):
 
-1. Files named like the assignment's module or notebook win over any other file; among
-   them, the ones closest to the top of the folder win over nested ones (``old/`` copies).
+1. Files named like the assignment's module or notebook (in any language of the release:
+   ``scaled_attention.zh.ipynb`` too) win over any other file; among them, the ones closest
+   to the top of the folder win over nested ones (``old/`` copies).
 2. Of those, a file byte-identical to the release's stub (for a notebook: whose gradable
-   code is the stub's) is left out: the student changed the other one.
+   code is the stub's, docstrings aside, so that the notebook of every language compares
+   with the one stub) is left out: the student changed the other one.
 3. One changed file left: it is graded. None changed: the untouched module is graded (and
    scores 0). Two or more changed: :class:`~autograder.errors.AmbiguousSubmission` names them;
    a person must say which one counts.
@@ -16,6 +18,7 @@ Which file of a folder or zip is graded (:func:`choose`):
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import os
@@ -26,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
+from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, notebook_to_module
 
@@ -82,6 +86,29 @@ def _normalised(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
+#: Nodes whose first statement may be a docstring.
+_DOCUMENTED = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _without_docstrings(code: str) -> str:
+    """The code's syntax tree without docstrings: what a notebook in every language shares."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if isinstance(node, _DOCUMENTED) and ast.get_docstring(node, clean=False) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
+
+
+def _same_notebook_code(code: str, stub_code: str) -> bool:
+    """Whether a notebook's gradable code is the stub's, its docstrings (translated or not) aside."""
+    if code == stub_code:
+        return True
+    try:
+        return _without_docstrings(code) == _without_docstrings(stub_code)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return False
+
+
 def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStubs) -> bool:
     """Whether a candidate file is the release's stub as handed out (whitespace at line ends aside).
 
@@ -96,7 +123,7 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
         return False
     if name.endswith(".ipynb"):
         try:
-            return notebook_to_module(text, stubs.functions) == stubs.notebook_code
+            return _same_notebook_code(notebook_to_module(text, stubs.functions), stubs.notebook_code)
         except NOTEBOOK_PARSE_ERRORS:
             return False  # unreadable: certainly not the stub
     return stubs.module is not None and _normalised(text) == _normalised(stubs.module)
@@ -181,7 +208,8 @@ def choose(
     LoadFailed
         When nothing gradable is there.
     """
-    expected = [n for n in names if PurePosixPath(n).name in (module_file, notebook_file)]
+    expected_names = (module_file, *file_names_in_every_language(notebook_file))
+    expected = [n for n in names if PurePosixPath(n).name in expected_names]
     if expected:
         top = sorted(n for n in expected if _depth(n) == min(map(_depth, expected)))
         changed = [n for n in top if not is_untouched_stub(n, read, stubs)]

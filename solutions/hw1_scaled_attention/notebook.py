@@ -37,6 +37,21 @@
 #
 # 本作业从搜索引擎类比出发，分四步实现缩放点积注意力，并用实验验证为什么要除以 $\sqrt{d_k}$。
 
+# %% [markdown] lang="zh"
+# # 作业 1 · 缩放点积注意力 · Scaled dot-product attention
+#
+# 注意力让模型在每个位置上自己决定：此刻输入中的哪些其他位置对它重要，而不必把整个输入压缩进一个固定大小的向量。它是 Transformer 的核心运算。
+#
+# 在这个 notebook 中，你将用四个小部件把它搭建起来，再通过实验验证公式里为什么有一个 $\sqrt{d_k}$：
+#
+# <!-- points table: generated from course.yml -->
+#
+# **如何作答。** 下面每个*评分*单元格（graded）里有一个待实现的函数；它一开始会抛出 `NotImplementedError`，用到它的单元格在你实现它之前都会报错——这是正常的。同样的函数也在 `scaled_attention.py` 中：你可以在这个 notebook 里做，也可以在模块里做，最后交上你实际修改的那一个（见 README）。所有名字和函数签名都保持不变。预备知识：点积、矩阵乘法和 numpy 广播。
+#
+# **约定。** 形状写作 `(..., L_q, d_k)`，其中 `...` 表示任意多个前导批量维度。float32 输入得到 float32 结果。掩码是布尔数组或 0/1 数组，True/1 表示*这个查询可以关注这个键*。
+#
+# 本作业从搜索引擎类比出发，分四步实现缩放点积注意力，并用实验验证为什么要除以 $\sqrt{d_k}$。
+
 # %%
 import math
 
@@ -70,6 +85,25 @@ import numpy as np
 # once it is relevant". Because every step is a smooth function, the whole search
 # can be trained by gradient descent: attention is a *differentiable* lookup
 # (可微分的检索).
+
+# %% [markdown] lang="zh"
+# ## 1. QKV 直觉：搜索引擎类比 · The QKV intuition: a search engine
+#
+# 想想你在网上搜索时发生了什么。你输入一个请求；每个网页都带有一段简短的描述，搜索引擎拿你的请求与之匹配；而你最终读到的是网页的正文。注意力给序列中的每个位置赋予同样的三个角色：
+#
+# | 角色 | 符号 | 在搜索类比中 | 它回答的问题 |
+# | --- | --- | --- | --- |
+# | 查询 · Query | $Q$ | 你在搜索框里输入的词 | “我在找什么？” |
+# | 键 · Key | $K$ | 描述每个网页的索引条目 | “我包含什么？” |
+# | 值 · Value | $V$ | 网页的正文 | “被选中时我交出什么？” |
+#
+# 步骤如下：
+#
+# 1. 把查询与每个键比较；匹配得好，分数就高。
+# 2. 把分数变成权重：全部为正，且和为 1。
+# 3. 返回值的加权平均：键匹配得好的网页贡献最大。
+#
+# **为什么要把键和值分开？** 键只用来*被找到*；值才是*被交付*的内容。把两者分开，模型就能分别学习“什么让这个位置变得相关”和“这个位置一旦相关应当贡献什么”。由于每一步都是光滑函数，整个检索过程都可以用梯度下降来训练：注意力是一种*可微分的*检索（differentiable lookup）。
 
 # %% [markdown]
 # ## 2. Four steps, and why each one is there · 四个步骤及其原因
@@ -107,6 +141,31 @@ import numpy as np
 #
 # $$\boxed{\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V}$$
 
+# %% [markdown] lang="zh"
+# ## 2. 四个步骤及其原因 · Four steps, and why each one is there
+#
+# 取 $n$ 个 token。学习得到的线性投影把它们的嵌入变成查询、键和值：
+#
+# $$Q \in \mathbb{R}^{n \times d_k}, \qquad K \in \mathbb{R}^{n \times d_k}, \qquad V \in \mathbb{R}^{n \times d_v}.$$
+#
+# 查询和键必须有相同的维度 $d_k$，因为它们要用点积来比较；值可以是任意大小 $d_v$（实践中常取 $d_v = d_k$）。
+#
+# **第 1 步——分数 · 相似度。** $S = QK^\top \in \mathbb{R}^{n \times n}$，即 $S_{ij} = q_i \cdot k_j = \sum_{l=1}^{d_k} q_{il} k_{jl}$。两个向量方向越一致，点积越大：它就是查询 $i$ 与键 $j$ 的匹配分数。
+#
+# **第 2 步——缩放。** 除以 $\sqrt{d_k}$。点积是 $d_k$ 项之和，它的典型大小随 $d_k$ 增长；过大的分数会把 softmax 推进这样一种状态：一个权重几乎为 1，其余几乎为 0，梯度几乎消失。除以 $\sqrt{d_k}$ 能让分数保持在一个与 $d_k$ 无关的尺度上（第 7 节给出证明，并实际测量）。
+#
+# **第 3 步——softmax · 归一化。** 逐行进行（每个查询一行，在所有键上）：
+#
+# $$A_{ij} = \frac{\exp(S_{ij}/\sqrt{d_k})}{\sum_{l=1}^{n} \exp(S_{il}/\sqrt{d_k})}, \qquad \sum_{j} A_{ij} = 1.$$
+#
+# 于是每个查询都得到一个在所有键上的概率分布。
+#
+# **第 4 步——加权求和。** $Z = AV \in \mathbb{R}^{n \times d_v}$，即 $z_i = \sum_j A_{ij} v_j$：token $i$ 的输出是所有值的平均，各个值的权重取决于 token $i$ 的查询与对应的键匹配得有多好。
+#
+# 四个步骤合在一起：
+#
+# $$\boxed{\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V}$$
+
 # %% [markdown]
 # ## 3. A numerically stable softmax · 数值稳定的 softmax
 #
@@ -124,6 +183,17 @@ import numpy as np
 # normalise along `axis` (default `-1`). Returns the same shape, float32 for
 # float32 input, float64 otherwise.
 
+# %% [markdown] lang="zh"
+# ## 3. 数值稳定的 softmax · A numerically stable softmax
+#
+# 给所有输入加上同一个常数，softmax 的结果不变，因为因子 $e^{c}$ 在分子和分母中互相抵消。取 $c = -\max_k x_k$ 会让每个指数都 $\le 0$，于是不会发生上溢：
+#
+# $$\operatorname{softmax}(x)_i = \frac{\exp\left(x_i - \max_k x_k\right)}{\sum_j \exp\left(x_j - \max_k x_k\right)}$$
+#
+# 被掩码的分数会以 $-\infty$ 的形式出现：只要同一个切片里至少有一个有限值，它们的权重就必须恰好是 $0$（因为 $e^{-\infty} = 0$）。
+#
+# **形状。** `x`：至少有一个维度的任意形状，例如 `(..., L_q, L_k)`；沿 `axis`（默认 `-1`）做归一化。返回同样的形状：float32 输入返回 float32，其他输入返回 float64。
+
 # %% graded="softmax"
 # (filled in from the module at build time)
 
@@ -132,6 +202,9 @@ import numpy as np
 # $e^{0.5} \approx 1.6487$, so the weights are $1.6487 / 3.6487 \approx 0.4519$
 # and $1 / 3.6487 \approx 0.2741$. The second input would overflow a naive
 # `np.exp`; the third has a masked entry.
+
+# %% [markdown] lang="zh"
+# 几个检查。第一个输入是第 6 节中三个 token 的例子：$e^{0.5} \approx 1.6487$，所以权重是 $1.6487 / 3.6487 \approx 0.4519$ 和 $1 / 3.6487 \approx 0.2741$。第二个输入会让朴素的 `np.exp` 上溢；第三个输入里有一个被掩码的元素。
 
 # %%
 print(softmax(np.array([0.5, 0.0, 0.0])).round(4))
@@ -156,6 +229,21 @@ print("rows sum to 1:", softmax(np.random.default_rng(0).normal(size=(2, 5))).su
 #
 # **Shapes.** `n`: an `int` $\ge 1$. Returns a boolean array of shape `(n, n)`
 # (row = query, column = key).
+
+# %% [markdown] lang="zh"
+# ## 4. 掩码：只在允许的位置上做注意力 · Masks: attending only where allowed
+#
+# 有时一个查询不能看到某些键：比如填充位置，又比如在从左到右生成文本的解码器里——未来的位置。掩码 $M$ 用 True/1 标出允许的（查询，键）对。在 softmax 之前，每个被禁止的分数都替换成 $-\infty$：
+#
+# $$\tilde S_{ij} = \begin{cases} S_{ij} / \sqrt{d_k} & \text{if } M_{ij} \\ -\infty & \text{otherwise,} \end{cases} \qquad A = \operatorname{softmax}(\tilde S).$$
+#
+# 最常见的掩码是因果掩码：查询 $i$ 只能看 $j \le i$ 的键，
+#
+# $$M_{ij} = \big[\, j \le i \,\big],$$
+#
+# 也就是包含对角线在内的下三角。
+#
+# **形状。** `n`：一个 $\ge 1$ 的 `int`。返回形状为 `(n, n)` 的布尔数组（行 = 查询，列 = 键）。
 
 # %% graded="causal_mask"
 # (filled in from the module at build time)
@@ -185,12 +273,35 @@ print(causal_mask(4).astype(int))
 # already treats all but the last two axes as batch axes, and
 # `np.swapaxes(K, -1, -2)` transposes only the last two.
 
+# %% [markdown] lang="zh"
+# ## 5. 缩放点积注意力 · Scaled dot-product attention
+#
+# 把四个步骤和掩码合在一起：
+#
+# $$A = \operatorname{softmax}\!\left(\operatorname{mask}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)\right), \qquad Z = AV.$$
+#
+# **形状。**
+#
+# | 参数 | 形状 |
+# | --- | --- |
+# | `Q` | `(..., L_q, d_k)` |
+# | `K` | `(..., L_k, d_k)` |
+# | `V` | `(..., L_k, d_v)` |
+# | `mask`（可选） | 布尔或 0/1，可广播到 `(..., L_q, L_k)` |
+# | 返回 `Z` | `(..., L_q, d_v)` |
+# | 返回 `A` | `(..., L_q, L_k)`，每一行之和为 1 |
+#
+# 前导的 `...` 可以为空，也可以有多个批量维度；numpy 的 `@` 本来就把除最后两个轴以外的所有轴当作批量轴，而 `np.swapaxes(K, -1, -2)` 只转置最后两个轴。
+
 # %% graded="scaled_dot_product_attention"
 # (filled in from the module at build time)
 
 # %% [markdown]
 # A batched call (2 sentences × 3 heads, 5 queries, 7 keys); then the same queries
 # against the first 5 keys only, under the causal mask; then float32 inputs:
+
+# %% [markdown] lang="zh"
+# 一次批量调用（2 个句子 × 3 个头，5 个查询，7 个键）；然后让同样的查询只对前 5 个键做因果掩码下的注意力；最后用 float32 输入：
 
 # %%
 rng = np.random.default_rng(0)
@@ -237,6 +348,24 @@ print("float32 in, float32 out:", scaled_dot_product_attention(Q.astype(np.float
 #
 # </details>
 
+# %% [markdown] lang="zh"
+# ## 6. 小规模样例（3 个 token） · A worked example: three tokens
+#
+# 句子 "I love NN" 有三个 token。给它们 $d_\text{model} = 4$ 个维度的 one-hot 嵌入（`np.eye(3, 4)` 的各行），并且为了让计算一目了然，使用恒等投影 $W_Q = W_K = W_V = I$，于是 $Q = K = V = X$，$d_k = 4$。
+#
+# * 原始分数 $QK^\top = I_3$：每个 token 与自身匹配（点积为 1），与其他 token 都不匹配（点积为 0）。
+# * 缩放后的分数：除以 $\sqrt{4} = 2$，对角线上为 $0.5$，其余为 $0$。
+# * 权重：每一行都是 $\operatorname{softmax}([0.5, 0, 0])$（顺序不同），$\approx [0.4519, 0.2741, 0.2741]$。请手算验证：$e^{0.5}/(e^{0.5} + 2) = 1.6487/3.6487$。
+# * 输出：$Z = AV$。由于值是 one-hot 向量，$Z$ 的第 $i$ 行就是查询 $i$ 的各个权重（再加上未使用的第四个特征对应的一个 0）。
+#
+# **思考题 · Question.** 有些资料把这个例子的权重印成 $0.39$ 和 $0.30$。哪个错误恰好会得到这两个数？打开答案之前，先在下面的单元格里试一试。
+#
+# <details><summary>答案 · Answer</summary>
+#
+# 把分数除以了 $d_k = 4$，而不是 $\sqrt{d_k} = 2$：对角线上的分数变成 $0.25$，而 $\operatorname{softmax}([0.25, 0, 0]) \approx [0.3910, 0.3045, 0.3045]$。按 $d_k$ 缩放会把分数压得太小，权重于是向均匀的 $1/3$ 靠拢。正确的缩放让分数的方差保持为 1（第 7 节）。
+#
+# </details>
+
 # %%
 TOKENS = ["I", "love", "NN"]
 D_MODEL = 4
@@ -261,6 +390,9 @@ print("outputs Z = A V:\n", Z_ex)
 # from: token 0 ("I") keeps about 45% of its own value and takes about 27% from
 # each of the other two.
 
+# %% [markdown] lang="zh"
+# 沿着加权求和追踪一个查询，可以看出每个输出来自哪里：token 0（"I"）保留了自身的值的约 45%，并从另外两个 token 各取约 27%。
+
 # %%
 QUERY = 0
 Z_ex, A_ex = scaled_dot_product_attention(Q_ex, K_ex, V_ex)
@@ -274,6 +406,11 @@ print(f"  z_{QUERY} = {Z_ex[QUERY]}")
 #
 # Three panels: the raw scores, the scaled scores, and the weights. Rows are
 # queries and columns keys.
+
+# %% [markdown] lang="zh"
+# ### 注意力权重可视化 · Heatmaps
+#
+# 三幅热力图：原始分数、缩放后的分数和权重。行是查询，列是键。
 
 # %%
 _, A_ex = scaled_dot_product_attention(Q_ex, K_ex, V_ex)
@@ -314,6 +451,20 @@ plt.show()
 #
 # With the causal mask of Section 4 the upper triangle becomes 0 and the first
 # token can only attend to itself:
+
+# %% [markdown] lang="zh"
+# **解读热力图。** 每一幅图中对角线都最高，但权重远不是 one-hot：仅 $0.5$ 的分数差距，让 token 自身得到约 45%，另外两个 token 各自仍有约 27%。即使三个毫无共同点的 token 之间也会交换信息——每个位置都能看到所有其他位置。这种“全局视野”正是注意力区别于循环神经网络（RNN）之处：后者只能通过它的隐藏状态看到过去。
+#
+# 在训练好的 Transformer 中，注意力权重会形成可辨认的模式（注意力模式）：
+#
+# | 模式 | 看起来像什么 | 典型用途 |
+# | --- | --- | --- |
+# | 对角线主导 · diagonal | token 主要关注自身 | 浅层，编码 token 本身 |
+# | 局部关注 · local | 对角线附近的一条带 | 相邻词之间的语法关系（形容词 → 名词） |
+# | 长程依赖 · long-range | 远离对角线的孤立强权重 | 指代（"it" → 它所指的名词） |
+# | 多头分工 · division of labour | 不同的头呈现不同的模式 | 一个头负责语法，另一个负责语义（作业 3） |
+#
+# 加上第 4 节的因果掩码后，上三角变为 0，第一个 token 只能关注它自己：
 
 # %%
 _, A_masked = scaled_dot_product_attention(Q_ex, K_ex, V_ex, mask=causal_mask(len(TOKENS)))
@@ -359,12 +510,46 @@ print(A_masked)
 # `np.var` with its default `ddof=0` and return the two variances as Python
 # `float`s.
 
+# %% [markdown] lang="zh"
+# ## 7. 为什么要除以 $\sqrt{d_k}$ · Why divide by $\sqrt{d_k}$?
+#
+# 把查询和键看作随机向量 $q, k \in \mathbb{R}^{d_k}$，其各分量相互独立，均值为 0，方差为 1（例如标准正态分布）。那么 $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$ 是 $d_k$ 个独立项之和。
+#
+# **均值。** 由独立性，$\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0$，所以
+#
+# $$\mathbb{E}[q \cdot k] = 0.$$
+#
+# **单项的方差。** $\operatorname{Var}(q_i k_i) = \mathbb{E}[q_i^2 k_i^2] - \big(\mathbb{E}[q_i k_i]\big)^2 = \mathbb{E}[q_i^2]\,\mathbb{E}[k_i^2] - 0 = 1 \cdot 1 = 1.$
+#
+# **和的方差。** 各项相互独立，所以方差相加：
+#
+# $$\operatorname{Var}(q \cdot k) = \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k.$$
+#
+# 标准差随 $\sqrt{d_k}$ 增长：当 $d_k = 1024$ 时，一个典型分数大约是 $\pm 32$，而 $e^{32}$ 在 softmax 中会压倒其他所有项。
+#
+# **缩放之后。** 由于 $\operatorname{Var}(cX) = c^2 \operatorname{Var}(X)$，
+#
+# $$\operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = \frac{d_k}{\left(\sqrt{d_k}\right)^2} = 1,$$
+#
+# 无论 $d_k$ 是多少。分数保持在 softmax 平滑、梯度健康的范围内。
+#
+# ### 实验 · The experiment
+#
+# `dot_product_variance(d_k, n_samples, rng)` 用 `n_samples` 对随机向量估计这两个方差：
+#
+# $$\widehat{\operatorname{Var}}_\text{raw} = \operatorname{var}\big(\{q^{(s)} \cdot k^{(s)}\}_{s=1}^{N}\big), \qquad \widehat{\operatorname{Var}}_\text{scaled} = \operatorname{var}\big(\{q^{(s)} \cdot k^{(s)} / \sqrt{d_k}\}_{s=1}^{N}\big).$$
+#
+# **形状与约定。** 先抽取 `q = rng.standard_normal((n_samples, d_k))`，再抽取 `k = rng.standard_normal((n_samples, d_k))`（顺序很重要：评分程序会用同一个种子重放）。每一对行做一次点积，得到 `(n_samples,)`。用 `np.var`，保持默认的 `ddof=0`，并把两个方差作为 Python `float` 返回。
+
 # %% graded="dot_product_variance"
 # (filled in from the module at build time)
 
 # %% [markdown]
 # One generator, seeded once, serves every row (the same table as
 # `attn-course variance`):
+
+# %% [markdown] lang="zh"
+# 同一个生成器只设一次种子，供每一行使用（与 `attn-course variance` 打印的表相同）：
 
 # %%
 D_KS = [1, 4, 16, 64, 256, 1024]
@@ -400,6 +585,13 @@ plt.show()
 # The last two columns measure how much gradient can flow back through the
 # softmax: the trace of its Jacobian, $\sum_i p_i (1 - p_i)$. It shrinks towards 0
 # when one weight takes everything.
+
+# %% [markdown] lang="zh"
+# ### 过大的分数对 softmax 做了什么 · softmax 的饱和
+#
+# 现在把一个随机查询与 `N_KEYS` 个随机键打分，重复多次，观察每次 softmax 中最大的权重。不缩放时，它随 $d_k$ 增大而趋向 1：分布塌缩到单个键上。缩放之后它保持不变，无论 $d_k$ 是多少。
+#
+# 最后两列衡量有多少梯度能反向流过 softmax：它的雅可比矩阵的迹 $\sum_i p_i (1 - p_i)$。当一个权重占据全部时，它缩小到接近 0。
 
 # %%
 N_KEYS = 8
@@ -453,6 +645,18 @@ plt.show()
 # Next (Assignment 2): where attention came from — RNN encoder-decoders with
 # Bahdanau's and Luong's scores.
 
+# %% [markdown] lang="zh"
+# ## 8. 小结 · Summary
+#
+# 1. **QKV：** 查询代表“我在找什么？”，键回答“我包含什么？”，值是“我交出的东西”。注意力是一种可微分的检索，返回值的加权平均。
+# 2. **四个步骤：** $QK^\top$ 衡量相似度；$/\sqrt{d_k}$ 让分数的方差保持为 1，使 softmax 不会饱和；softmax 把每一行变成和为 1 的权重；$\times V$ 对值做平均。
+# 3. **稳定性与掩码：** 在 `exp` 之前减去最大值；被禁止的位置变成 $-\infty$，权重恰好为 0。
+# 4. **检查：** $A$ 的每一行之和总是 1——这是对任何实现都适用的快速检验。在三个 token 的例子中，每个 token 保留自身的值的约 45%，给另外两个 token 各约 27%。
+#
+# 要点：注意力权重每行之和为 1；缩放使点积方差保持为 1，避免 softmax 饱和。
+#
+# 下一个作业（作业 2）：注意力从哪里来——带有 Bahdanau 与 Luong 打分函数的 RNN 编码器-解码器。
+
 # %% [markdown]
 # ## Check your work · 检查你的作业
 #
@@ -468,3 +672,15 @@ plt.show()
 # keep your code vectorised and general. If you hand in the notebook, only its
 # imports, function definitions and simple constants are graded — demo cells are
 # not run.
+
+# %% [markdown] lang="zh"
+# ## 检查你的作业 · Check your work
+#
+# 在作业文件夹中运行
+#
+# ```bash
+# attn-course check hw1_scaled_attention                         # 你的模块 scaled_attention.py
+# attn-course check hw1_scaled_attention scaled_attention.ipynb  # 或者这个 notebook
+# ```
+#
+# 或者直接在该文件夹中运行 `pytest`。这些公开检查使用小规模的已知用例。评分还会使用其他形状、批量维度、float32 输入和掩码，所以请保持代码向量化、具有通用性。如果你提交的是 notebook，评分只取其中的 import、函数定义和简单常量——演示单元格不会运行。

@@ -50,6 +50,29 @@
 #
 # 本作业沿着注意力机制的历史：先看 Seq2Seq 的信息瓶颈，再实现 Bahdanau 与 Luong 的打分函数和上下文向量，最后比较 RNN+注意力与纯注意力。
 
+# %% [markdown] lang="zh"
+# # 作业 2 · RNN 编码器-解码器中的注意力：Bahdanau 与 Luong · Attention in RNN encoder-decoders
+#
+# 注意力并不是为 Transformer 发明的。它在 2014 年首次出现，是给用于机器翻译的循环编码器-解码器加上的一个组件；后来 Transformer 保留了注意力，去掉了循环结构。这个 notebook 沿着这段历史展开：
+#
+# | 年份 | 作者 | 内容 |
+# | --- | --- | --- |
+# | 2014 | Bahdanau, Cho & Bengio | RNN 翻译模型中的加性注意力 |
+# | 2015 | Luong, Pham & Manning | 更简单的乘性分数；全局注意力与局部注意力 |
+# | 2017 | Vaswani et al. | "Attention Is All You Need"：完全不用 RNN 的注意力 |
+#
+# 你要实现：
+#
+# <!-- points table: generated from course.yml -->
+#
+# **如何作答。** 下面每个*评分*单元格（graded）里有一个待实现的函数；它一开始会抛出 `NotImplementedError`，用到它的单元格在你实现它之前都会报错——这是正常的。同样的函数也在 `rnn_attention.py` 中：你可以在这个 notebook 里做，也可以在模块里做，最后交上你实际修改的那一个（见 README）。所有名字和函数签名都保持不变。
+#
+# **约定。** 形状写作 `(..., T, d_h)`，其中 `...` 表示任意多个前导批量维度；解码器状态 `s` 与编码器状态 `H` 的批量维度相互广播。float32 输入得到 float32 结果。掩码是布尔数组或 0/1 数组，True/1 表示*这个查询可以关注这个键*——在这里就是：解码器可以看这个源位置。
+#
+# **权重矩阵乘列向量。** 与论文一致，$W_a s$ 表示矩阵 $W_a \in \mathbb{R}^{d_a \times d_s}$ 乘以列向量 $s$。数组把状态按行存放，形状为 `(..., d_s)`，所以在 numpy 中 $W_a s$ 写作 `s @ W_a.T`；`s @ W_a` 是另一种（错误的，或形状不匹配的）计算。作业 3 改用 Transformer 的约定 `X @ W`，权重在右边。
+#
+# 本作业沿着注意力机制的历史：先看 Seq2Seq 的信息瓶颈，再实现 Bahdanau 与 Luong 的打分函数和上下文向量，最后比较 RNN+注意力与纯注意力。
+
 # %%
 import math
 
@@ -79,6 +102,21 @@ import numpy as np
 #
 # The toy encoder below makes the point concrete: it produces one state per source
 # token, but the classic decoder only ever sees the last row.
+
+# %% [markdown] lang="zh"
+# ## 1. Seq2Seq 的信息瓶颈 · The seq2seq bottleneck
+#
+# 最早的神经机器翻译模型（Cho et al. 2014；Sutskever et al. 2014）都是*编码器-解码器*。编码器 RNN 一次读入源句子的一个 token，更新隐藏状态 $h_t = f(h_{t-1}, x_t)$；它的**最后一个**状态成为唯一的上下文向量 $c$；解码器 RNN 仅凭 $c$ 生成译文。
+#
+# ```
+#   "我 爱 北京"  ->  [encoder RNN]  ->  c (one fixed-size vector)  ->  [decoder RNN]  ->  "I love Beijing"
+# ```
+#
+# 无论源句子有 3 个词还是 60 个词，所有信息都必须装进同样的 $d_h$ 个数里。长句子会丢失信息：这就是**瓶颈**（信息瓶颈）。
+#
+# 人类译者的做法不同：写下每个目标词时，他们会回头看源句子中与这个词相关的部分。注意力给了解码器这种能力——它不再只有一个 $c$，而是在每一步都用**所有**编码器状态重新构造一个上下文向量 $c_t$。
+#
+# 下面这个玩具编码器把这一点具体化：它为每个源 token 产生一个状态，而经典的解码器只能看到最后一行。
 
 # %%
 rng = np.random.default_rng(0)
@@ -129,6 +167,30 @@ print("classic seq2seq context c = last state only:", H_toy[-1].round(3))
 # | `v_a` | `(d_a,)` |
 # | returns the scores $e$ | `(..., T)` |
 
+# %% [markdown] lang="zh"
+# ## 2. Bahdanau 加性注意力（2014） · Bahdanau attention: additive scores
+#
+# 在解码的第 $t$ 步，Bahdanau 等人把解码器的上一个状态 $s_{t-1}$ 与每个编码器状态 $h_j$ 比较，归一化，再求平均：
+#
+# $$e_{tj} = v_a^\top \tanh\left(W_a s_{t-1} + U_a h_j\right), \qquad
+# \alpha_{tj} = \frac{\exp(e_{tj})}{\sum_{k=1}^{T_x} \exp(e_{tk})}, \qquad
+# c_t = \sum_{j=1}^{T_x} \alpha_{tj} h_j .$$
+#
+# 这个分数由一个小型前馈网络给出，它只有一个大小为 $d_a$ 的隐藏层：两个状态都投影到同一个空间，相加，经过 $\tanh$ 压缩，再由 $v_a$ 读出。由于它与翻译模型一起训练，模型会自己发现哪些源词与哪些目标词对齐——论文标题 *jointly learning to align and translate*（联合学习对齐与翻译）说的正是这一点。
+#
+# 注意 $W_a s_{t-1}$ 与 $j$ 无关：只计算一次，再通过广播加到所有的 $U_a h_j$ 上。
+#
+# **形状。**
+#
+# | 参数 | 形状 |
+# | --- | --- |
+# | `s`（解码器状态） | `(..., d_s)` |
+# | `H`（编码器状态，每个源位置一行） | `(..., T, d_h)` |
+# | `W_a` | `(d_a, d_s)` |
+# | `U_a` | `(d_a, d_h)` |
+# | `v_a` | `(d_a,)` |
+# | 返回分数 $e$ | `(..., T)` |
+
 # %% graded="additive_score"
 # (filled in from the module at build time)
 
@@ -136,6 +198,9 @@ print("classic seq2seq context c = last state only:", H_toy[-1].round(3))
 # Random weights, one decoder state, then all three decoder states at once: a
 # `(T_y, d_s)` array of states against `(T_x, d_h)` encoder states broadcasts to a
 # `(T_y, T_x)` score table.
+
+# %% [markdown] lang="zh"
+# 随机权重，先用一个解码器状态，再一次性用全部三个解码器状态：形状为 `(T_y, d_s)` 的状态数组与 `(T_x, d_h)` 的编码器状态相互广播，得到 `(T_y, T_x)` 的分数表。
 
 # %%
 D_S, D_ATTN = 5, 3
@@ -175,6 +240,29 @@ print("all steps:", additive_score(decoder_states, H_toy, W_a, U_a, v_a).shape)
 #
 # **Shapes.** `s`: `(..., d)`; `H`: `(..., T, d)`; returns `(..., T)`.
 
+# %% [markdown] lang="zh"
+# 它的局限：编码器和解码器仍然是 RNN，状态只能一步接一步地产生，无法并行计算。
+#
+# ## 3. Luong 注意力（2015）：三种打分函数 · Luong attention: three scores
+#
+# Luong 等人简化了打分方式，并比较了几种变体。他们还改用*当前*解码器状态 $s_t$ 而不是 $s_{t-1}$ 来打分：
+#
+# | 变体 | 分数 $e_{tj}$ | 说明 |
+# | --- | --- | --- |
+# | dot（点积） | $s_t^\top h_j$ | 没有参数；要求 $d_s = d_h$ |
+# | general（双线性） | $s_t^\top W_a h_j$ | 两个状态之间有一个可学习的矩阵 |
+# | concat（拼接） | $v_a^\top \tanh\left(W_a [s_t; h_j]\right)$ | 即 Bahdanau 的加性分数，计算量最大 |
+#
+# Luong 还区分了*全局*注意力（覆盖每个源位置，即这里的做法）和*局部*注意力（只覆盖预测位置附近的一个窗口）；后者是今天滑动窗口注意力的早期形式。
+#
+# ### 3.1 点积 · Dot
+#
+# $$e_j = s^\top h_j = \sum_{l=1}^{d} s_l\, h_{jl}$$
+#
+# 对所有 $j$ 一起计算，这就是一次矩阵-向量乘法，$e = H s$。
+#
+# **形状。** `s`：`(..., d)`；`H`：`(..., T, d)`；返回 `(..., T)`。
+
 # %% graded="dot_score"
 # (filled in from the module at build time)
 
@@ -188,6 +276,15 @@ print("all steps:", additive_score(decoder_states, H_toy, W_a, U_a, v_a).shape)
 #
 # **Shapes.** `s`: `(..., d_s)`; `H`: `(..., T, d_h)`; `W_a`: `(d_s, d_h)`;
 # returns `(..., T)`.
+
+# %% [markdown] lang="zh"
+# ### 3.2 双线性 · General
+#
+# $$e_j = s^\top W_a h_j$$
+#
+# 行向量 $s^\top W_a$ 与 $j$ 无关；先算一次，再与每个 $h_j$ 做点积。当 $W_a = I$ 时，general 分数就是 dot 分数。
+#
+# **形状。** `s`：`(..., d_s)`；`H`：`(..., T, d_h)`；`W_a`：`(d_s, d_h)`；返回 `(..., T)`。
 
 # %% graded="general_score"
 # (filled in from the module at build time)
@@ -205,12 +302,24 @@ print("all steps:", additive_score(decoder_states, H_toy, W_a, U_a, v_a).shape)
 # **Shapes.** `s`: `(..., d_s)`; `H`: `(..., T, d_h)`; `W_a`: `(d_a, d_s + d_h)`;
 # `v_a`: `(d_a,)`; returns `(..., T)`.
 
+# %% [markdown] lang="zh"
+# ### 3.3 拼接 · Concat
+#
+# $$e_j = v_a^\top \tanh\left(W_a \begin{bmatrix} s \\ h_j \end{bmatrix}\right)$$
+#
+# 把 $W_a$ 写成 $W_a = [\,W^{(s)} \;\; W^{(h)}\,]$，即它的前 $d_s$ 列和后 $d_h$ 列。于是 $W_a [s; h_j] = W^{(s)} s + W^{(h)} h_j$：concat 分数恰好就是取 $W = W^{(s)}$、$U = W^{(h)}$ 的加性分数。你完全不需要真的构造拼接后的向量。
+#
+# **形状。** `s`：`(..., d_s)`；`H`：`(..., T, d_h)`；`W_a`：`(d_a, d_s + d_h)`；`v_a`：`(d_a,)`；返回 `(..., T)`。
+
 # %% graded="concat_score"
 # (filled in from the module at build time)
 
 # %% [markdown]
 # Two identities from the table, checked numerically: general with $W_a = I$ is
 # dot, and concat with $W_a = [\,W \;\; U\,]$ is additive.
+
+# %% [markdown] lang="zh"
+# 用数值验证表中的两个恒等关系：$W_a = I$ 时 general 就是 dot；$W_a = [\,W \;\; U\,]$ 时 concat 就是加性分数（additive）。
 
 # %%
 s_demo = rng.normal(size=D_HIDDEN)  # a decoder state of the encoder's size, for the dot score
@@ -246,6 +355,25 @@ print(
 # | returns `c` | `(..., d_h)` |
 # | returns `alpha` | `(..., T)`, summing to 1 |
 
+# %% [markdown] lang="zh"
+# ## 4. 从分数到上下文向量 · From scores to the context vector
+#
+# 无论用哪种分数，后面的步骤都一样：在源位置上做 softmax 得到对齐权重，上下文向量就是编码器状态的加权平均，
+#
+# $$\alpha_j = \frac{\exp(e_j)}{\sum_{k=1}^{T} \exp(e_k)}, \qquad c = \sum_{j=1}^{T} \alpha_j h_j = \alpha^\top H .$$
+#
+# 在一个批量中，较短的源句子会被填充；掩码用 True/1 标出真实位置，用 False/0 标出填充位置。被填充的位置得到分数 $-\infty$，因此权重恰好为 0。计算指数之前先减去最大的分数，让 softmax 数值稳定。
+#
+# **形状。**
+#
+# | 参数 | 形状 |
+# | --- | --- |
+# | `scores` | `(..., T)` |
+# | `H` | `(..., T, d_h)` |
+# | `mask`（可选） | 布尔或 0/1，可广播到 `(..., T)` |
+# | 返回 `c` | `(..., d_h)` |
+# | 返回 `alpha` | `(..., T)`，和为 1 |
+
 # %% graded="attention_context"
 # (filled in from the module at build time)
 
@@ -256,6 +384,11 @@ print(
 # mostly at "我" while writing "I", at "爱" for "love", and at "北京" for
 # "Beijing". We hand-make encoder and decoder states with that property (a real
 # model would learn them) and score them with the dot score.
+
+# %% [markdown] lang="zh"
+# ### 对齐示例 · A toy alignment
+#
+# 把 "我 爱 北京" 译成 "I love Beijing" 时，一个训练良好的模型在写 "I" 时应主要看 "我"，写 "love" 时看 "爱"，写 "Beijing" 时看 "北京"。我们手工构造具有这种性质的编码器和解码器状态（真实模型会自己学到它们），并用 dot 分数为它们打分。
 
 # %%
 TARGET = ["I", "love", "Beijing"]
@@ -292,6 +425,13 @@ print("rows sum to 1:", alignment.sum(axis=-1).round(6))
 #
 # Two source sentences in one batch, of lengths 4 and 2, padded to $T = 4$. The
 # padded positions of the second sentence must get weight 0.
+
+# %% [markdown] lang="zh"
+# 源位置的刻度标签用的是拼音（wǒ = 我，ài = 爱，Běijīng = 北京），因为默认的绘图字体里没有汉字。
+#
+# ### 填充掩码 · Padding
+#
+# 一个批量中有两个源句子，长度分别为 4 和 2，都填充到 $T = 4$。第二个句子的填充位置必须得到权重 0。
 
 # %%
 BATCH, T_PADDED = 2, 4
@@ -339,6 +479,26 @@ print("context vectors:", c_batch.shape)
 # are $\alpha H$, the matrix form you met in Assignment 1 as
 # $\operatorname{softmax}(QK^\top)V$ (there with the extra $1/\sqrt{d_k}$):
 
+# %% [markdown] lang="zh"
+# ## 5. 从 RNN+注意力到纯注意力 · From RNN + attention to pure attention
+#
+# 看看解码器用注意力做了什么：每一步它拿出一个查询（它的状态），与各个键（编码器状态）比较，再对值（还是编码器状态）求平均。RNN 只是用来*产生*这些状态的，而且一次一步。Vaswani 等人（2017）提出了一个显而易见的问题：既然注意力已经承担了全部信息的路由，为什么还要保留循环结构？
+#
+# Transformer 的贡献不在于注意力本身，而在于证明了：只用注意力——完全不用 RNN——就能达到甚至超过最好的循环模型。三个要素让它成为可能：
+#
+# 1. **缩放点积注意力**（作业 1）：Luong 的 dot 分数再除以 $\sqrt{d_k}$。它比加性分数更快、更省资源，因为它就是一次经过优化的矩阵乘法。
+# 2. **多头注意力**（作业 3）：几个注意力并行运行，每个头都可以自由地学习一种不同的关系。
+# 3. **自注意力**：$Q$、$K$ 和 $V$ 都来自同一个序列，因此每个位置都关注它所在句子中的每个位置，而不只是从解码器关注编码器。
+#
+# | 特性 | RNN + 注意力 | 纯注意力（Transformer） |
+# | --- | --- | --- |
+# | 序列处理 · processing | 串行：$O(n)$ 步 | 并行：$O(1)$ 步 |
+# | 任意两个位置之间的路径长度 · path length | $O(n)$，经过隐藏状态链 | $O(1)$，一条直接的注意力连接 |
+# | 信息瓶颈 · bottleneck | 有：每个状态都是对过去的固定大小的概括 | 没有：每个位置都直接看到所有其他位置 |
+# | 梯度传播 · gradient flow | 困难：随时间的反向传播要连乘许多雅可比矩阵 | 容易：任意位置到任意位置只需一步 |
+#
+# 一旦所有解码器状态都能同时得到，每一步的上下文向量只需一次调用就能算出——分数表是 $S H^\top$，上下文向量是 $\alpha H$，也就是你在作业 1 中见过的矩阵形式 $\operatorname{softmax}(QK^\top)V$（那里多了一个 $1/\sqrt{d_k}$）：
+
 # %%
 all_scores = dot_score(S_align, H_align)  # (T_y, T_x): the matrix S H^T
 all_contexts, all_weights = attention_context(all_scores, H_align)  # (T_y, d_h), (T_y, T_x)
@@ -370,6 +530,20 @@ print("one query per row, one key per column:", all_weights.shape)
 # *Effective Approaches to Attention-based Neural Machine Translation* (EMNLP
 # 2015); Vaswani et al., *Attention Is All You Need* (NeurIPS 2017).
 
+# %% [markdown] lang="zh"
+# 在 RNN 解码器中，$s_t$ 本身依赖于 $s_{t-1}$，所以这些行只能一行接一行地产生。去掉循环结构，Transformer 才能一次把它们全部算出来。
+#
+# ## 6. 小结 · Summary
+#
+# 1. 对长输入来说，固定大小的上下文向量是一个瓶颈；注意力把它换成每个解码步都重新计算的加权平均 $c_t = \sum_j \alpha_{tj} h_j$。
+# 2. Bahdanau 的加性分数是一个可学习的小网络 $v_a^\top \tanh(W_a s + U_a h_j)$；Luong 的 dot 与 general 分数是计算量更小的乘积，而他的 concat 分数就是用拼接写出来的加性分数。
+# 3. 分数经过数值稳定的 softmax 变成权重；填充位置用 $-\infty$ 掩码。
+# 4. Bahdanau → Luong → Vaswani：每一步都更少地依赖 RNN，直到 Transformer 把它彻底去掉。
+#
+# 要点：注意力把固定的上下文向量换成每一步动态计算的加权平均；Transformer 保留注意力、去掉了 RNN。
+#
+# 参考文献（论文标题保留原文）：Bahdanau, Cho & Bengio, *Neural Machine Translation by Jointly Learning to Align and Translate*（神经机器翻译中的联合对齐与翻译；ICLR 2015，arXiv 2014）；Luong, Pham & Manning, *Effective Approaches to Attention-based Neural Machine Translation*（基于注意力的神经机器翻译的有效方法；EMNLP 2015）；Vaswani et al., *Attention Is All You Need*（NeurIPS 2017）。
+
 # %% [markdown]
 # ## Check your work · 检查你的作业
 #
@@ -385,3 +559,15 @@ print("one query per row, one key per column:", all_weights.shape)
 # keep your code vectorised and general. If you hand in the notebook, only its
 # imports, function definitions and simple constants are graded — demo cells are
 # not run.
+
+# %% [markdown] lang="zh"
+# ## 检查你的作业 · Check your work
+#
+# 在作业文件夹中运行
+#
+# ```bash
+# attn-course check hw2_rnn_attention                      # 你的模块 rnn_attention.py
+# attn-course check hw2_rnn_attention rnn_attention.ipynb  # 或者这个 notebook
+# ```
+#
+# 或者直接在该文件夹中运行 `pytest`。这些公开检查使用小规模的已知用例。评分还会使用其他形状、批量维度、float32 输入和掩码，所以请保持代码向量化、具有通用性。如果你提交的是 notebook，评分只取其中的 import、函数定义和简单常量——演示单元格不会运行。

@@ -103,6 +103,19 @@ def test_build_check_only_fails_on_a_stale_release(tmp_path, monkeypatch):
     assert stale.read_text(encoding="utf-8").endswith("# edited by hand\n")
 
 
+def test_build_check_only_fails_on_a_stale_or_missing_chinese_notebook(tmp_path, monkeypatch):
+    releases = tmp_path / "assignments"
+    shutil.copytree(ASSIGNMENTS_DIR / HW1.id, releases / HW1.id, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    chinese = releases / HW1.id / HW1.notebook.replace(".ipynb", ".zh.ipynb")
+    chinese.write_text(chinese.read_text(encoding="utf-8").replace("缩放点积注意力", "缩放点积"), encoding="utf-8")
+    monkeypatch.setattr(autograder.paths, "ASSIGNMENTS_DIR", releases)
+    result = run("build", "--check-only", HW1.id)
+    assert result.exit_code == 1 and f"changed: {chinese.name}" in result.output
+    chinese.unlink()
+    result = run("build", "--check-only", HW1.id)
+    assert result.exit_code == 1 and f"missing: {chinese.name}" in result.output
+
+
 def test_build_of_an_unknown_assignment_fails_clearly():
     result = run("build", "--check-only", "hw9_nothing")
     assert result.exit_code != 0
@@ -256,6 +269,19 @@ def test_one_students_folder_with_a_cache_is_not_a_class(tmp_path):
     (classroom / "ada" / "work.py").write_text("x = 1\n", encoding="utf-8")
     (classroom / "ben.py").write_text("x = 1\n", encoding="utf-8")
     assert _is_class_folder(classroom, HW1)
+
+
+def test_one_students_folder_with_the_chinese_notebook_and_notes_is_not_a_class(tmp_path):
+    from autograder.cli import _is_class_folder
+
+    student = tmp_path / "student"
+    student.mkdir()
+    (student / HW1.notebook.replace(".ipynb", ".zh.ipynb")).write_text("{}", encoding="utf-8")
+    (student / "scratch.py").write_text("x = 1\n", encoding="utf-8")
+    assert not _is_class_folder(student, HW1)
+    (student / HW1.notebook.replace(".ipynb", ".zh.ipynb")).unlink()
+    (student / "other.py").write_text("x = 1\n", encoding="utf-8")
+    assert _is_class_folder(student, HW1)
 
 
 def test_the_late_policy_applies_to_one_submission_given_its_time(tmp_path):

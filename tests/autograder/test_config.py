@@ -260,3 +260,70 @@ def test_course_is_immutable():
     course = parse_course(VALID, source=SOURCE)
     with pytest.raises(ValueError):
         course.assignments = ()
+
+
+# --- languages ---------------------------------------------------------------------------
+
+
+def test_languages_default_to_english_with_english_feedback():
+    course = parse_course(VALID, source=SOURCE)
+    assert course.languages == ("en",)
+    assert course.feedback_language == "en"
+    assert course.assignments[0].titles == {}
+    assert course.assignments[0].title_in("zh") == "First"
+
+
+def test_feedback_language_defaults_to_the_first_language():
+    course = parse_course(VALID + "languages: [zh, en]\n", source=SOURCE)
+    assert (course.languages, course.feedback_language) == (("zh", "en"), "zh")
+
+
+def test_feedback_language_can_be_any_language_of_the_course():
+    course = parse_course(VALID + "languages: [en, zh]\nfeedback_language: zh\n", source=SOURCE)
+    assert course.feedback_language == "zh"
+
+
+@pytest.mark.parametrize(
+    "extra, key, words",
+    [
+        ("languages: [en, fr]\n", "languages.1", "'en' or 'zh'"),
+        ("languages: [zh, zh]\n", "languages", "languages repeat: ['zh']"),
+        ("languages: []\n", "languages", "at least 1"),
+        ("languages: [en]\nfeedback_language: zh\n", "(top level)", "feedback_language 'zh' is not one of languages ['en']"),
+        ("feedback_language: fr\n", "feedback_language", "'en' or 'zh'"),
+    ],
+)
+def test_bad_languages_name_the_key(extra, key, words):
+    message = config_error(VALID + extra)
+    assert f": {key}: " in message and words in message
+
+
+def test_translated_titles_are_shown_in_their_language():
+    text = VALID.replace("title: First\n", "title: First\n    titles: {zh: 第一}\n")
+    assignment = parse_course(text, source=SOURCE).assignments[0]
+    assert (assignment.title_in("zh"), assignment.title_in("en")) == ("第一", "First")
+
+
+@pytest.mark.parametrize(
+    "titles, words", [("{en: Other}", "`title` is the en title"), ("{zh: ' '}", "empty titles for ['zh']"), ("{fr: Premier}", "'en' or 'zh'")]
+)
+def test_bad_translated_titles_are_refused(titles, words):
+    text = VALID.replace("title: First\n", f"title: First\n    titles: {titles}\n")
+    message = config_error(text)
+    assert "assignments.0.titles" in message and words in message
+
+
+def test_a_command_language_overrides_the_feedback_language_only_within_the_languages():
+    course = parse_course(VALID + "languages: [en, zh]\n", source=SOURCE)
+    assert course.feedback_language_for(None) == "en"
+    assert course.feedback_language_for("zh") == "zh"
+    with pytest.raises(ConfigError, match=r"--lang zh: the course ships en \(course.yml: languages\)"):
+        parse_course(VALID, source=SOURCE).feedback_language_for("zh")
+
+
+def test_describe_schema_shows_the_language_defaults():
+    rows = {key: default for key, default, _ in describe_schema()}
+    assert rows["languages"] == "('en',)"
+    assert rows["feedback_language"] == "(the first of languages)"
+    assert rows["assignments[].titles"] == "{}"
+    assert rows["defaults"] == "(see keys below)"

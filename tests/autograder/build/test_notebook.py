@@ -202,3 +202,48 @@ def test_given_cells_hold_the_helper_and_are_tagged_given():
 def test_a_given_cell_naming_an_unknown_function_is_an_error():
     with pytest.raises(MarkerError, match=r"^nb\.py: given cell: .*'nowhere'"):
         render_notebook(WITH_GIVEN.replace('given="helper"', 'given="nowhere"'), MODULE, origin="nb.py")
+
+
+# --- one source, a notebook per language -------------------------------------------------------
+
+BILINGUAL = WITH_TABLE.replace(
+    "# Good luck.\n", '# Good luck.\n\n# %% [markdown] lang="zh"\n# # Softmax 及其他\n#\n# 你要实现：\n#\n'
+    f"# {POINTS_TABLE_PLACEHOLDER}\n#\n# 祝你顺利。\n"
+).replace("# Now the mask.\n", '# Now the mask.\n\n# %% [markdown] lang="zh"\n# 接下来是掩码。\n')
+ZH_DOCSTRINGS = {"softmax": "沿 ``axis`` 的 softmax。", "causal_mask": "下三角布尔掩码。"}
+
+
+def test_the_chinese_notebook_has_chinese_prose_and_a_chinese_points_table():
+    document = json.loads(render_notebook(BILINGUAL, MODULE, questions=QUESTIONS, language="zh", docstrings=ZH_DOCSTRINGS))
+    markdown = [source_of(c) for c in document["cells"] if c["cell_type"] == "markdown"]
+    assert markdown[0].splitlines()[:5] == ["# Softmax 及其他", "", "你要实现：", "", "| 题号 | 函数 | 分值 |"]
+    assert markdown[1] == "接下来是掩码。"
+    assert points_table(QUESTIONS, "zh").splitlines()[2:] == points_table(QUESTIONS).splitlines()[2:]
+
+
+def test_the_notebooks_of_both_languages_share_their_code_cells_apart_from_the_docstrings():
+    from autograder.build.docstrings import function_docstring, without_docstring
+
+    english = json.loads(render_notebook(BILINGUAL, MODULE, questions=QUESTIONS))
+    chinese = json.loads(render_notebook(BILINGUAL, MODULE, questions=QUESTIONS, language="zh", docstrings=ZH_DOCSTRINGS))
+    assert len(english["cells"]) == len(chinese["cells"]) == 6
+    for ours, theirs in zip(code_cells(english), code_cells(chinese)):
+        assert (ours["id"], ours["metadata"]) == (theirs["id"], theirs["metadata"])
+        if ours["metadata"].get("tags"):
+            assert without_docstring(source_of(ours)) == without_docstring(source_of(theirs))
+            assert function_docstring(source_of(theirs)) == ZH_DOCSTRINGS[ours["metadata"]["tags"][1]]
+        else:
+            assert source_of(ours) == source_of(theirs)
+
+
+def test_a_graded_function_without_its_translated_docstring_does_not_render():
+    with pytest.raises(MarkerError, match="nb.py: graded cell: no translated docstring for 'causal_mask'"):
+        render_notebook(BILINGUAL, MODULE, "nb.py", QUESTIONS, language="zh", docstrings={"softmax": "说明。"})
+
+
+def test_renames_replace_a_file_name_in_the_markdown_only():
+    source = BILINGUAL.replace("# 祝你顺利。", "# 在 a.ipynb 中作答。").replace("print(softmax(np.zeros(3)))", "print('a.ipynb')")
+    document = json.loads(render_notebook(source, MODULE, questions=QUESTIONS, language="zh", docstrings=ZH_DOCSTRINGS,
+                                          renames={"a.ipynb": "a.zh.ipynb"}))
+    assert "在 a.zh.ipynb 中作答。" in source_of(document["cells"][0])
+    assert source_of(code_cells(document)[-1]) == "print('a.ipynb')"

@@ -1,6 +1,7 @@
 """The committed releases are a fresh build, leak nothing, and the stubs are proper stubs."""
 
 import inspect
+import re
 import json
 import shutil
 import types
@@ -191,3 +192,139 @@ def test_a_notebook_without_the_points_table_placeholder_does_not_build(tmp_path
     source.write_text(source.read_text(encoding="utf-8").replace(POINTS_TABLE_PLACEHOLDER, "| hand-typed |"), encoding="utf-8")
     with pytest.raises(BuildError, match=f"{NOTEBOOK_SOURCE}: no points table"):
         build_release(COURSE, assignment.id, solutions_dir=tmp_path)
+
+
+# --- languages ---------------------------------------------------------------------------------
+
+from autograder.build.release import TEMPLATES_DIR, release_templates  # noqa: E402
+
+
+def in_languages(*languages: str):
+    """The real course shipped in ``languages``."""
+    return COURSE.model_copy(update={"languages": languages, "feedback_language": languages[0]})
+
+
+def _zh(name: str) -> str:
+    return name.replace(".ipynb", ".zh.ipynb").replace(".md", ".zh.md")
+
+
+@pytest.mark.parametrize(
+    "languages, expected",
+    [
+        (("en",), {"README.md": ("README.md.tmpl", "en"), "conftest.py": ("conftest.py.tmpl", "en")}),
+        (("en", "zh"), {"README.md": ("README.md.tmpl", "en"), "README.zh.md": ("README.zh.md.tmpl", "zh"),
+                        "conftest.py": ("conftest.py.tmpl", "en")}),
+        (("zh", "en"), {"README.md": ("README.zh.md.tmpl", "zh"), "README.en.md": ("README.md.tmpl", "en"),
+                        "conftest.py": ("conftest.py.tmpl", "zh")}),
+    ],
+)
+def test_each_language_gets_its_version_of_a_template_and_a_shared_template_is_rendered_once(languages, expected):
+    chosen = release_templates(languages)
+    assert {name: (template.name, language) for name, (template, language) in chosen.items()} == expected
+    assert all(template.parent == TEMPLATES_DIR for template, _ in chosen.values())
+
+
+def test_a_template_without_versions_is_shared_and_a_lone_version_serves_its_language(tmp_path):
+    (tmp_path / "README.md.tmpl").write_text("# $title\n", encoding="utf-8")
+    (tmp_path / "NOTES.zh.md.tmpl").write_text("# $title\n", encoding="utf-8")
+    chosen = release_templates(("en", "zh"), tmp_path)
+    assert {name: (template.name, language) for name, (template, language) in chosen.items()} == {
+        "README.md": ("README.md.tmpl", "en"), "NOTES.zh.md": ("NOTES.zh.md.tmpl", "zh"),
+    }
+    assert set(release_templates(("en",), tmp_path)) == {"README.md"}
+
+
+def test_an_english_only_course_builds_no_chinese_file():
+    assignment = COURSE.assignment(IDS[0])
+    files = build_release(in_languages("en"), IDS[0])
+    assert not [name for name in files if ".zh." in name]
+    assert "中文" not in files[assignment.module] and files[assignment.notebook] == build_release(COURSE, IDS[0])[assignment.notebook]
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_a_bilingual_course_builds_each_notebook_and_readme_in_both_languages(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    files = build_release(in_languages("en", "zh"), assignment_id)
+    chinese_notebook = json.loads(files[_zh(assignment.notebook)])
+    assert chinese_notebook["cells"][0]["source"][0].startswith(f"# 作业 {IDS.index(assignment_id) + 1} · ")
+    assert f"# {assignment_id.split('_')[0]}：{assignment.title_in('zh')}" in files["README.zh.md"]
+    assert _zh(assignment.notebook) in files["README.zh.md"] and _zh(assignment.notebook) not in files["README.md"]
+    assert "\n中文 (简体)\n" in files[assignment.module]
+
+
+def test_a_chinese_first_course_names_its_chinese_files_plainly():
+    assignment = COURSE.assignment(IDS[0])
+    files = build_release(in_languages("zh", "en"), IDS[0])
+    english_name = assignment.notebook.replace(".ipynb", ".en.ipynb")
+    assert "作业 1" in files[assignment.notebook] and "Assignment 1" in files[english_name]
+    assert files["README.md"].startswith("# hw1：") and files["README.en.md"].startswith("# hw1: ")
+    assert english_name in files["README.en.md"] and f"check {IDS[0]} {assignment.notebook}" in files["README.md"]
+
+
+def _copied_solutions(tmp_path):
+    copied = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS_DIR, copied)
+    return copied / IDS[0]
+
+
+def test_a_source_missing_a_translation_builds_only_without_its_language(tmp_path):
+    folder = _copied_solutions(tmp_path)
+    source = folder / NOTEBOOK_SOURCE
+    text = source.read_text(encoding="utf-8")
+    start = text.index('# %% [markdown] lang="zh"\n# ## 4.')
+    source.write_text(text[:start] + text[text.index("# %%", start + 10):], encoding="utf-8")
+    with pytest.raises(BuildError, match=r"notebook\.py: cell \d+ \('## 4\. Masks.*no zh translation follows"):
+        build_release(COURSE, IDS[0], folder.parent)
+    assert build_release(in_languages("en"), IDS[0], folder.parent)
+
+
+@pytest.mark.parametrize(
+    "old, new, words",
+    [
+        ("第 6 节中三个 token", "第六节中三个 token", "cell 11, zh: numbers missing from the translation: ['6']"),
+        ("## 7. 为什么要除以", "### 7. 为什么要除以", "block 1 is heading[2]"),
+    ],
+)
+def test_a_translation_that_departs_from_the_english_stops_the_build(tmp_path, old, new, words):
+    source = _copied_solutions(tmp_path) / NOTEBOOK_SOURCE
+    text = source.read_text(encoding="utf-8")
+    assert old in text
+    source.write_text(text.replace(old, new), encoding="utf-8")
+    with pytest.raises(BuildError, match=re.escape(words)):
+        build_release(COURSE, IDS[0], source.parent.parent)
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda text: text.replace("  causal_mask: |", "  causal_masks: |"),
+         ["no translated docstring for causal_mask", "causal_masks is no graded or given function"]),
+        (lambda text: text.replace("    n : int\n", "    n : integer\n"), ["causal_mask: the numpydoc skeleton differs"]),
+        (lambda text: text[: text.index("functions:")].replace("module: |", "module: ''\nunused: |"), ["expected `module: <text>`"]),
+    ],
+)
+def test_missing_or_unfaithful_translated_docstrings_stop_the_build(tmp_path, edit, words):
+    path = _copied_solutions(tmp_path) / "docstrings.zh.yml"
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(BuildError) as caught:
+        build_release(COURSE, IDS[0], path.parent.parent)
+    assert all(w in str(caught.value) for w in words), str(caught.value)
+
+
+def test_drift_of_the_chinese_notebook_and_readme_is_detected(tmp_path):
+    files = build_release(COURSE, IDS[0])
+    write_release(files, tmp_path)
+    chinese = tmp_path / _zh(COURSE.assignment(IDS[0]).notebook)
+    chinese.write_text(chinese.read_text(encoding="utf-8").replace("掩码", "遮罩"), encoding="utf-8")
+    (tmp_path / "README.zh.md").unlink()
+    assert sorted(release_drift(files, tmp_path)) == [f"changed: {chinese.name}", "missing: README.zh.md"]
+
+
+def test_leak_finder_reads_the_chinese_notebook(forbidden):
+    planted = next(line for line, where in forbidden.items() if where == "solution code")
+    release = build_release(COURSE, IDS[0])
+    name = _zh(COURSE.assignment(IDS[0]).notebook)
+    notebook = json.loads(release[name])
+    notebook["cells"][-1]["source"] = [f"    {planted}\n"]
+    release[name] = json.dumps(notebook)
+    assert [(leak.release_file, leak.source) for leak in find_leaks(release, forbidden)] == [(name, "solution code")]

@@ -319,3 +319,34 @@ def test_checkpoint_copies_inside_a_zip_are_ignored(tmp_path):
         handle.writestr("work/my_work.ipynb", json.dumps({"cells": []}))
         handle.writestr("work/.ipynb_checkpoints/my_work-checkpoint.ipynb", json.dumps({"cells": []}))
     assert read_submission(archive, "scaled_attention.py", "scaled_attention.ipynb").kind == "notebook"
+
+
+# --- a release in several languages: scaled_attention.zh.ipynb is the assignment's notebook too ---
+
+ZH_NOTEBOOK = "scaled_attention.zh.ipynb"
+ZH_STUB_NOTEBOOK = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    raise NotImplementedError')
+
+
+def bilingual_release(folder, zh_notebook: str = ZH_STUB_NOTEBOOK):
+    (folder / MODULE).write_text(STUB, encoding="utf-8")
+    (folder / NOTEBOOK).write_text(STUB_NOTEBOOK, encoding="utf-8")
+    (folder / ZH_NOTEBOOK).write_text(zh_notebook, encoding="utf-8")
+    return folder
+
+
+def test_the_changed_chinese_notebook_wins_over_the_untouched_module_and_english_notebook(tmp_path):
+    worked = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    return np.exp(x)')
+    source = read_with_stubs(bilingual_release(tmp_path, worked))
+    assert (source.kind, source.origin) == ("notebook", f"{tmp_path.name}/{ZH_NOTEBOOK}")
+
+
+def test_an_untouched_chinese_stub_notebook_is_the_english_stub_with_other_docstrings(tmp_path):
+    assert read_with_stubs(bilingual_release(tmp_path)).kind == "module"
+    other_code = notebook_text("import numpy as np", 'def softmax(x):\n    """中文说明。"""\n    raise ValueError')
+    changed = read_with_stubs(bilingual_release(tmp_path, other_code))  # other code is a change, docstring or not
+    assert changed.origin == f"{tmp_path.name}/{ZH_NOTEBOOK}"
+
+
+def test_a_stub_notebook_whose_code_does_not_parse_is_changed(tmp_path):
+    assert not locate._same_notebook_code("def f(:\n", STUBS.notebook_code)
+    assert locate._same_notebook_code(STUBS.notebook_code.replace("raise", "raise"), STUBS.notebook_code)
