@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from autograder.engine.results import Diagnosis
-from autograder.errors import SubmissionError
+from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
+from autograder.errors import GraderError, SubmissionError
 
 #: Kinds for failures that are not SubmissionErrors.
 MISMATCH = "mismatch"
 CHECK = "check"
 HIDDEN_ASSERTION = "assertion"
+#: The mark naming the graded question a test belongs to.
+QUESTION_MARKER = "question"
 
 
 def describe_failure(error: BaseException, description: str, show_assertions: bool) -> tuple[str, str, tuple[Diagnosis, ...]]:
@@ -34,3 +36,39 @@ def describe_failure(error: BaseException, description: str, show_assertions: bo
     if type(error).__name__ == "CheckFailed" or show_assertions:
         return str(error).strip() or description, CHECK, ()
     return f"check failed: {description}", HIDDEN_ASSERTION, ()
+
+
+def _submission_outcomes() -> tuple[type[BaseException], ...]:
+    """Exceptions a hidden test may end with that are the submission's doing, not the suite's."""
+    import pytest
+
+    return (AssertionError, SubmissionError, pytest.skip.Exception, pytest.fail.Exception)
+
+
+def grader_error_of(error: BaseException | None, test: str, show_assertions: bool) -> GraderError | None:
+    """The grader's own failure a test ended with, if any: it stops the run instead of costing points.
+
+    In hidden suites (``show_assertions`` off) only a failed check (an AssertionError, which
+    the checks raise), a skip or a SubmissionError is the submission's; anything else the
+    test's own code raised is a bug of the suite. Public suites show every failure.
+    """
+    if error is None or isinstance(error, GraderError):
+        return error
+    if show_assertions or isinstance(error, _submission_outcomes()):
+        return None
+    return GraderError(f"{test} raised {type(error).__name__}: {error}")
+
+
+def test_result(name: str, marker, function, error: BaseException | None, carried: list[str],
+                show_assertions: bool) -> TestResult:
+    """One test's :class:`TestResult` from its question mark, its function's docstring and how it ended."""
+    question = marker.args[0] if marker and marker.args else "(unassigned)"
+    weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
+    doc = (getattr(function, "__doc__", None) or name).strip().splitlines()[0]
+    if error is None:
+        return TestResult(name, question, weight, doc, PASSED, carried_from=tuple(carried))
+    message, kind, diagnoses = describe_failure(error, doc, show_assertions)
+    return TestResult(name, question, weight, doc, FAILED, message, kind, diagnoses)
+
+
+test_result.__test__ = False  # not a pytest test

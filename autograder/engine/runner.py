@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from _pytest.reports import TestReport
 
-from autograder.engine.outcome import describe_failure
-from autograder.engine.results import FAILED, PASSED, TestResult
+from autograder.engine.direct import Case, Unsupported, plan, run_planned
+from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, test_result
+from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
-from autograder.errors import GraderError, SubmissionError
+from autograder.errors import GraderError
 
 #: Built-in pytest plugins a grading run never needs; each costs start-up or teardown time.
 UNUSED_PLUGINS = (
@@ -32,7 +33,6 @@ PYTEST_ARGS = (
     "-c", str(Path(__file__).resolve().parent / "pytest.ini"),
     "-o", "python_files=test_*.py",
 )
-QUESTION_MARKER = "question"
 
 
 def fixtures_plugin(subject: Subject, tolerance, seed: int) -> types.ModuleType:
@@ -86,10 +86,8 @@ class SuitePlugin:
         more than the grading itself.
         """
         error = call.excinfo.value if call.excinfo is not None else None
-        if self.grader_error is None and self._is_grader_error(error):
-            self.grader_error = error if isinstance(error, GraderError) else GraderError(
-                f"{item.nodeid} raised {type(error).__name__}: {error}"
-            )
+        if self.grader_error is None:
+            self.grader_error = grader_error_of(error, item.nodeid, self._show_assertions)
         skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
         if skipped:
             path, line, _ = item.location
@@ -98,34 +96,14 @@ class SuitePlugin:
             report_outcome = "passed" if error is None else "failed"
             longrepr = None if error is None else f"{type(error).__name__}: {error}"
             if call.when == "call" or error is not None:
-                self.results.append(self._result(item, error))
+                self.results.append(test_result(
+                    item.name, item.get_closest_marker(QUESTION_MARKER), item.obj, error,
+                    self._subject.carried, self._show_assertions,
+                ))
         return TestReport(
             item.nodeid, item.location, {}, report_outcome, longrepr, call.when, (),
             call.duration, call.start, call.stop,
         )
-
-    def _is_grader_error(self, error: BaseException | None) -> bool:
-        """A failure of the grader, not of the submission: it stops the run instead of costing points.
-
-        In hidden suites (``show_assertions`` off) only a failed check (an AssertionError, which
-        the checks raise), a skip or a SubmissionError is the submission's; anything else the
-        test's own code raised is a bug of the suite. Public suites show every failure.
-        """
-        if error is None or isinstance(error, GraderError):
-            return isinstance(error, GraderError)
-        if self._show_assertions:
-            return False
-        return not isinstance(error, (AssertionError, SubmissionError, pytest.skip.Exception, pytest.fail.Exception))
-
-    def _result(self, item, error: BaseException | None) -> TestResult:
-        marker = item.get_closest_marker(QUESTION_MARKER)
-        question = marker.args[0] if marker and marker.args else "(unassigned)"
-        weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
-        doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
-        if error is None:
-            return TestResult(item.name, question, weight, doc, PASSED, carried_from=tuple(self._subject.carried))
-        message, kind, diagnoses = describe_failure(error, doc, self._show_assertions)
-        return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses)
 
 
 @contextmanager
@@ -140,9 +118,15 @@ def _importable(folder: Path):
 
 def run_suite(
     test_files: list[Path], submission, tolerance, *, seed: int = 0, questions: tuple[str, ...] = (),
-    show_assertions: bool = False,
+    show_assertions: bool = False, use_pytest: bool = False,
 ) -> list[TestResult]:
     """Run the tests in ``test_files`` against ``submission``.
+
+    Suites are plain pytest files. Those using only what the engine provides (the
+    ``submission``, ``tol`` and ``draw`` fixtures, ``question`` and ``parametrize`` marks)
+    are called directly (:mod:`autograder.engine.direct`), which spares pytest's start-up
+    for every submission; any other suite runs through ``pytest.main``, with the same
+    node ids, draws and results.
 
     Parameters
     ----------
@@ -159,6 +143,8 @@ def run_suite(
         The assignment's graded functions (error carried forward leans only on these).
     show_assertions : bool
         Show plain assertion messages to the student (public tests only).
+    use_pytest : bool
+        Run through ``pytest.main`` even when the direct runner could.
 
     Returns
     -------
@@ -171,21 +157,58 @@ def run_suite(
         When the suite cannot run or a test hits a grader error.
     """
     subject = Subject(submission, questions)
+    folder = test_files[0].parent
+    with _importable(folder):
+        cases = None if use_pytest else _direct_plan(test_files)
+        if cases is None:
+            results = _run_with_pytest(test_files, subject, tolerance, seed, show_assertions)
+        else:
+            try:
+                results = run_planned(cases, subject, tolerance, seed, show_assertions)
+            except GraderError as error:
+                raise GraderError(f"the grader failed while running {folder.name}: {error}") from error
+    if not results:
+        raise GraderError(f"the suite {folder} did not run (no test ran); no score was given")
+    return results
+
+
+def _direct_plan(test_files: list[Path]) -> list[Case] | None:
+    """The suite's cases, or None when it needs pytest itself."""
+    try:
+        return plan(test_files)
+    except Unsupported:
+        return None
+    except Exception as error:  # the suite's own code failed to import: nothing can be graded
+        raise GraderError(
+            f"the suite {test_files[0].parent} did not run ({type(error).__name__}: {error}); no score was given"
+        ) from error
+
+
+def _forget_modules(test_files: list[Path]) -> None:
+    """Drop the suite's modules pytest registered, so a same-named file of another suite is not mistaken for them."""
+    files = {str(path.resolve()) for path in test_files}
+    for name, module in list(sys.modules.items()):
+        if str(Path(getattr(module, "__file__", None) or "/").resolve()) in files:
+            del sys.modules[name]
+
+
+def _run_with_pytest(test_files: list[Path], subject: Subject, tolerance, seed: int, show_assertions: bool) -> list[TestResult]:
+    """Run the suite through ``pytest.main`` (for suites using pytest features beyond the direct runner's)."""
     plugin = SuitePlugin(subject, show_assertions)
     folder = test_files[0].parent
     args = [*PYTEST_ARGS, "--rootdir", str(folder), *map(str, test_files)]
     previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:
-        with _importable(folder):
-            exit_code = pytest.main(args, plugins=[plugin, fixtures_plugin(subject, tolerance, seed)])
+        exit_code = pytest.main(args, plugins=[plugin, fixtures_plugin(subject, tolerance, seed)])
     finally:
+        _forget_modules(test_files)
         if previous is None:
             os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = previous
     if plugin.grader_error is not None:
         raise GraderError(f"the grader failed while running {folder.name}: {plugin.grader_error}") from plugin.grader_error
-    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:
+    if exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"the suite {folder} did not run (pytest exit code {exit_code!r}); no score was given")
     return plugin.results
