@@ -72,7 +72,8 @@ class SuitePlugin:
         self.grader_error: GraderError | None = None  # the grader failed: no score may be given
 
     def pytest_runtest_setup(self, item):
-        self._subject.start_test()
+        marker = item.get_closest_marker(QUESTION_MARKER)
+        self._subject.start_test(marker.args[0] if marker and marker.args else "")
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
@@ -122,10 +123,12 @@ class SuitePlugin:
         question = marker.args[0] if marker and marker.args else "(unassigned)"
         weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
         doc = (getattr(item.obj, "__doc__", None) or item.name).strip().splitlines()[0]
+        figures = tuple(self._subject.figures)
         if error is None:
-            return TestResult(item.name, question, weight, doc, PASSED, carried_from=tuple(self._subject.carried))
+            return TestResult(item.name, question, weight, doc, PASSED, carried_from=tuple(self._subject.carried),
+                              figures=figures)
         message, kind, diagnoses = describe_failure(error, doc, self._show_assertions)
-        return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses)
+        return TestResult(item.name, question, weight, doc, FAILED, message, kind, diagnoses, figures=figures)
 
 
 @contextmanager

@@ -130,12 +130,10 @@ def test_grade_the_stub_scores_zero_and_exits_zero(stub_file):
     assert all(q["score"] == 0 for q in report["questions"])
 
 
-def test_grade_a_missing_submission_reports_the_load_error_and_exits_zero(tmp_path):
+def test_grade_a_missing_submission_is_a_usage_error_on_stderr(tmp_path):
     result = run("grade", HW1.id, tmp_path / "nothing_here.py", "--format", "json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["score"] == 0.0
-    assert "does not exist" in report["load_error"]
+    assert result.exit_code == 2
+    assert "nothing_here.py' does not exist" in result.stderr and result.stdout == ""
 
 
 def test_grade_an_unknown_assignment_fails_naming_the_known_ones(solution_file):
@@ -173,12 +171,12 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
     assert graded.exit_code == 0, graded.output
     assert "2 graded, 0 already graded (skipped), 0 grader errors" in graded.output
 
-    exported = run("gradebook", "--db", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
+    exported = run("gradebook", "--gradebook", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
     assert exported.exit_code == 0, exported.output
     with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
         records = list(csv.reader(handle))
-    assert records[0] == ["student", *IDS, "total"]
-    assert {r[0]: r[-1] for r in records[1:]} == {"ada": f"{HW1.max_points:.1f}", "lee": "0.0"}
+    assert records[0] == ["student", *IDS, "total", "missing"]
+    assert {r[0]: r[-2] for r in records[1:]} == {"ada": f"{HW1.max_points:.1f}", "lee": "0.0"}
     for student in ("ada", "lee"):
         results = json.loads((tmp_path / "feedback" / student / HW1.id / "results.json").read_text(encoding="utf-8"))
         assert {"score", "tests", "output"} <= results.keys()
@@ -186,9 +184,9 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
 
 
 def test_gradebook_without_a_gradebook_file_fails_clearly(tmp_path):
-    result = run("gradebook", "--db", tmp_path / "none.sqlite3")
-    assert result.exit_code == 1
-    assert "no gradebook" in result.output
+    result = run("gradebook", "--gradebook", tmp_path / "none.sqlite3")
+    assert result.exit_code == 2
+    assert "no gradebook" in result.stderr
     assert not (tmp_path / "none.sqlite3").exists()
 
 
@@ -208,7 +206,7 @@ def test_check_passes_every_question_of_the_solution(solution_file):
 @pytest.mark.slow
 def test_check_fails_every_question_of_the_stub_naming_not_implemented(stub_file):
     result = run("check", HW1.id, stub_file)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     lines = _question_lines(result.output)
     assert len(lines) == len(HW1.questions)
     assert all(line.split()[0] == "FAIL" for line in lines)
@@ -299,9 +297,11 @@ def test_a_grader_error_anywhere_below_the_cli_is_one_message_without_a_tracebac
         raise GraderError("the hidden tests are missing: reinstall the course")
 
     monkeypatch.setattr(autograder.grade.api, "grade_submission", broken)
+    (tmp_path / HW1.module).write_text(SOLUTION, encoding="utf-8")
     result = run("grade", HW1.id, tmp_path / HW1.module)
     assert result.exit_code == 1
-    assert result.output.strip() == "Error: the hidden tests are missing: reinstall the course"
+    assert result.stderr.strip() == "Error: the hidden tests are missing: reinstall the course"
+    assert result.stdout == ""
 
 
 def test_sandbox_none_is_asked_for_explicitly_and_recorded_in_the_result(solution_file, monkeypatch):
