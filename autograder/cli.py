@@ -307,10 +307,11 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
     if not is_quiet(ctx):
         console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
         if not file_times and not (folder / TIMES_CSV).is_file():
-            console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)")
+            console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
+                          soft_wrap=True)
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
-        f"-> {gradebook_path}"
+        f"-> {gradebook_path}", soft_wrap=True,
     )
     if summary.errors:
         raise CourseCommandError(
@@ -359,15 +360,15 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     ids = [a.id for a in course.assignments]
     if csv_path:
         write_csv(rows, ids, csv_path)
-        console.print(f"CSV -> {csv_path}")
+        console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
         folders = write_feedback(rows, feedback_dir)
-        console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}")
+        console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}", soft_wrap=True)
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 
         write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}")
-        console.print(f"class report -> {html_path}")
+        console.print(f"class report -> {html_path}", soft_wrap=True)
 
 
 @main.command()

@@ -179,9 +179,9 @@ def open_page(path: Path, chromium: str | None = None, width: int = PHONE_WIDTH,
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
 
-    def _wire():  # in the child, before the other fds are closed: the protocol's fds where Chromium expects them
-        high_in = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, FIRST_SPARE_FD)
-        high_out = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, FIRST_SPARE_FD)
+    def _wire():  # in the child: the protocol's fds where Chromium expects them (every other fd closes at exec)
+        high_in = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD_CLOEXEC, FIRST_SPARE_FD)
+        high_out = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD_CLOEXEC, FIRST_SPARE_FD)
         os.dup2(high_in, BROWSER_IN_FD)
         os.dup2(high_out, BROWSER_OUT_FD)
 
@@ -189,7 +189,7 @@ def open_page(path: Path, chromium: str | None = None, width: int = PHONE_WIDTH,
         process = subprocess.Popen(
             [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=_wire, pass_fds=(BROWSER_IN_FD, BROWSER_OUT_FD),
+            preexec_fn=_wire, close_fds=False,  # Python's own fds are not inheritable: only 3 and 4 reach Chromium
         )
         os.close(to_browser_r)
         os.close(from_browser_w)

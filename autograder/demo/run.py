@@ -58,12 +58,13 @@ def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console:
     feedback_dir = out_dir / "feedback"
     folders = write_feedback(rows, feedback_dir)
     report = write_class_report(course, rows, out_dir / CLASS_REPORT, title=f"{course.course.name}: the sample class")
-    console.print(f"CSV (a column per assignment, totals): {csv_path}")
-    console.print(f"feedback (feedback.txt, feedback.html, results.json) for {len(folders)} submissions in {feedback_dir}/")
     page = feedback_dir / safe_name(SHOWCASE[0]) / SHOWCASE[1] / "feedback.html"
-    console.print(f"an HTML feedback page: {page}")
-    console.print(f"the class report (table, histograms, frequent diagnoses): {report}")
-    console.print(_screenshot(page, out_dir / SCREENSHOT))
+    for line in (f"CSV (a column per assignment, totals): {csv_path}",
+                 f"feedback (feedback.txt, feedback.html, results.json) for {len(folders)} submissions in {feedback_dir}/",
+                 f"an HTML feedback page: {page}",
+                 f"the class report (table, histograms, frequent diagnoses): {report}",
+                 _screenshot(page, out_dir / SCREENSHOT)):
+        console.print(line, soft_wrap=True)  # paths on one line, however long
 
 
 def _screenshot(page: Path, out: Path) -> str:

@@ -34,8 +34,9 @@ pre { white-space: pre-wrap; background: #f6f8fa; border-radius: 6px; padding: .
 figure { margin: .75rem 0; } figure img { display: block; width: 100%; max-width: 40rem; height: auto; }
 figcaption { color: var(--muted); font-size: .9rem; }
 .table { overflow-x: auto; } table { border-collapse: collapse; margin: .5rem 0; }
-th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: right; }
+th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: right; overflow-wrap: normal; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
+td.text { text-align: left; white-space: normal; min-width: 14rem; }
 ul { padding-left: 1.25rem; }
 """
 

@@ -149,14 +149,24 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub("", text)
 
 
+def _count_attributes(element: ElementTree.Element) -> None:
+    """``tests``, ``failures``, ``errors`` and ``skipped`` of a suite (or of all suites) from the testcases it holds."""
+    cases = element.findall(".//testcase")
+    element.set("tests", str(len(cases)))
+    element.set("failures", str(sum(c.find("failure") is not None for c in cases)))
+    element.set("errors", str(sum(c.find("error") is not None for c in cases)))
+    element.set("skipped", "0")
+
+
 def to_junit(result: GradeResult) -> str:
-    """JUnit XML: one testsuite per question, one testcase per test (always well-formed)."""
+    """JUnit XML: one testsuite per question, one testcase per test (always well-formed).
+
+    Every count (``tests``, ``failures``, ``errors``) is the number of elements it counts; a
+    submission that could not be loaded is one ``error`` testcase per question.
+    """
     root = ElementTree.Element("testsuites", name=result.assignment_id, time=f"{result.execution_time:.3f}")
     for q in result.questions:
-        suite = ElementTree.SubElement(
-            root, "testsuite", name=f"Q{q.number} {q.function}",
-            tests=str(len(q.tests)), failures=str(len(q.failed_tests)),
-        )
+        suite = ElementTree.SubElement(root, "testsuite", name=f"Q{q.number} {q.function}")
         for t in q.tests:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
             if not t.passed:
@@ -167,6 +177,8 @@ def to_junit(result: GradeResult) -> str:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
             error = _xml(result.load_error)
             ElementTree.SubElement(case, "error", message=error[:JUNIT_MESSAGE_CHARS]).text = error
+        _count_attributes(suite)
+    _count_attributes(root)
     return ElementTree.tostring(root, encoding="unicode") + "\n"
 
 

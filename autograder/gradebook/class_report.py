@@ -72,7 +72,7 @@ def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> st
         cells = "".join("<td class=\"muted\">missing</td>" if record[i] is None else f"<td>{record[i]:g}</td>" for i in ids)
         why = " | ".join(esc(clean_text(reasons[(record["student"], i)])) for i in ids if reasons.get((record["student"], i)))
         lines.append(f"<tr><td>{esc(clean_name(record['student']))}</td>{cells}<td>{record['total']:g}</td>"
-                     f"<td style=\"text-align:left\">{why}</td></tr>")
+                     f"<td class=\"text\">{why}</td></tr>")
     return (f'<h2>The class</h2><div class="table"><table><tr><th>student</th>{head}<th>total</th><th>reasons</th></tr>'
             f'{"".join(lines)}</table></div>')
 
@@ -98,11 +98,13 @@ def _diagnoses(rows: list[GradebookRow]) -> str:
     found = frequent_diagnoses(rows)
     if not found:
         return "<h2>Most frequent diagnoses</h2><p>No known bug was named.</p>"
-    body = "".join(f"<tr><td><code>{esc(d.id)}</code></td><td>{esc(d.assignment)}</td><td>{d.students}</td>"
-                   f"<td style=\"text-align:left\">{esc(d.hint)}</td></tr>" for d in found)
+    cards = "".join(
+        f'<div class="diagnosis"><strong>{d.students} student{"s" if d.students > 1 else ""}</strong> · '
+        f'<code>{esc(d.id)}</code> <span class="muted">({esc(d.assignment)})</span><br>{esc(d.hint)}</div>'
+        for d in found
+    )
     return ("<h2>Most frequent diagnoses</h2><p class=\"muted\">What to re-teach: the bugs most students' code shows.</p>"
-            f'<div class="table"><table><tr><th>diagnosis</th><th>assignment</th><th>students</th><th>hint</th></tr>{body}'
-            "</table></div>")
+            + cards)
 
 
 def class_report(course: Course, rows: list[GradebookRow], title: str = "Class report") -> str:

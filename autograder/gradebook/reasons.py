@@ -42,11 +42,20 @@ def _penalty_reasons(record: dict) -> list[str]:
     return reasons
 
 
+def gist(message: str) -> str:
+    """One line of a message: its first, or for a traceback its last (``SyntaxError: ...``)."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    is_traceback = message.startswith(("Traceback", "  File ")) or lines[0].startswith("File ")
+    return lines[-1] if is_traceback else lines[0]
+
+
 def row_reasons(row: GradebookRow) -> list[str]:
     """The reasons behind a row's score, most important first (empty for a full score with nothing to say)."""
     if row.status != "graded":
-        return [f"not graded: {(row.error or '').splitlines()[0] if row.error else 'grader error'}"]
+        return [f"not graded: {gist(row.error or '') or 'grader error'}"]
     record = row.report_dict.get("result") or {}
     if record.get("load_error"):
-        return [f"not loaded: {str(record['load_error']).splitlines()[0]}"]
+        return [f"not loaded: {gist(str(record['load_error']))}"]
     return [*_stub_reason(record), *_kind_reasons(record), *_penalty_reasons(record), *row.diagnoses]

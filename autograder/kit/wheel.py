@@ -26,6 +26,7 @@ KIT_ENTRY_POINT = "autograder.kit.cli:main"
 KIT_MODULES = (
     "autograder/__init__.py",
     "autograder/call.py",
+    "autograder/cli_common.py",
     "autograder/config.py",
     "autograder/errors.py",
     "autograder/inputs.py",
@@ -35,6 +36,7 @@ KIT_MODULES = (
     "autograder/check/__init__.py",
     "autograder/check/api.py",
     "autograder/check/checklib.py",
+    "autograder/check/command.py",
     "autograder/check/release.py",
     "autograder/engine/__init__.py",
     "autograder/engine/outcome.py",
@@ -44,6 +46,7 @@ KIT_MODULES = (
     "autograder/engine/subject.py",
     "autograder/grade/__init__.py",
     "autograder/grade/draw.py",
+    "autograder/grade/figures.py",
     "autograder/grade/load_notes.py",
     "autograder/grade/record.py",
     "autograder/grade/report.py",

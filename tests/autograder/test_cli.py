@@ -350,3 +350,32 @@ def test_file_times_decide_late_days_only_when_asked_for(tmp_path):
     assert (unasked["days_late"], unasked["submitted_at_source"]) == (0, "none")
     asked = json.loads(run("grade", HW1.id, path, "--format", "json", "--file-times").output)
     assert (asked["days_late"], asked["submitted_at_source"]) == (2, "file time")
+
+
+def test_build_with_another_course_file_writes_beside_it_and_catches_drift_in_every_generated_file(tmp_path):
+    other = tmp_path / "other.yml"
+    other.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    before = {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()}
+    built = run("build", HW1.id, "--course", other)
+    assert built.exit_code == 0, built.output
+    assert (tmp_path / "assignments" / HW1.id / HW1.module).is_file()
+    assert {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()} == before
+    assert run("--course", other, "build", "--check-only", HW1.id).exit_code == 0
+    changed = other.read_text(encoding="utf-8").replace("{function: softmax, points: 2}", "{function: softmax, points: 3}")
+    other = tmp_path / "other_changed.yml"  # a new file: course files are read once per path and process
+    other.write_text(changed, encoding="utf-8")
+    drifted = run("build", "--check-only", HW1.id, "--course", other)
+    assert drifted.exit_code == 1
+    for generated in ("README.md", HW1.notebook, "release.json"):
+        assert f"{HW1.id}: changed: {generated}" in drifted.stderr
+    assert run("build", HW1.id, "--course", other).exit_code == 0
+    assert "| 1 | `softmax` | 3 |" in (tmp_path / "assignments" / HW1.id / "README.md").read_text(encoding="utf-8")
+
+
+def test_kit_writes_the_student_kit_wheel_and_names_it(tmp_path):
+    from autograder.kit.wheel import kit_wheel_name
+
+    result = run("kit", "--out", tmp_path / "dist")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "dist" / kit_wheel_name()).is_file()
+    assert f"student kit -> {tmp_path / 'dist' / kit_wheel_name()}" in result.stdout

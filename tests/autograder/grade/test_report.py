@@ -158,6 +158,17 @@ def test_junit_of_an_unloaded_submission_has_an_error_per_question():
     assert all(e.text == NOT_LOADED.load_error for e in errors)
 
 
+@pytest.mark.parametrize("result", [RESULT, NOT_LOADED], ids=["graded", "not-loaded"])
+def test_junit_counts_are_the_elements_they_count(result):
+    root = junit_root(result)
+    for element in [root, *root.findall("testsuite")]:
+        cases = element.findall(".//testcase")
+        assert int(element.get("tests")) == len(cases)
+        assert int(element.get("failures")) == len(element.findall(".//failure"))
+        assert int(element.get("errors")) == len(element.findall(".//error"))
+    assert int(root.get("errors")) == (len(QUESTIONS) if result.load_error else 0)
+
+
 def test_text_report_mentions_diagnosis_id_and_hint():
     text = to_text(RESULT)
     assert f"[{NO_SCALE.id}]" in text and NO_SCALE.hint in text
