@@ -41,8 +41,19 @@ class Interrupted(click.ClickException):
         click.echo(f"\ninterrupted: {self.format_message()}", err=True)
 
 
+#: What a command stopped by Ctrl-C leaves behind, by command (others write nothing). ``grade`` on a class folder
+#: says how many entries it kept itself.
+KEPT_WHEN_INTERRUPTED = {
+    "build": "the release files written so far were kept; run `attn-course build` again to finish",
+    "gradebook": "the export files written so far were kept; run the command again to finish them",
+    "demo": "what the demo wrote so far is in its output folder; run it again to start over",
+    "kit": "the kit wheel may be incomplete; run `attn-course kit` again",
+}
+NOTHING_KEPT = "nothing was written by this command"
+
+
 class CommandGroup(click.Group):
-    """The command group: grader errors become messages, Ctrl-C becomes exit 130."""
+    """The command group: grader errors become messages, Ctrl-C becomes exit 130 saying what was kept."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -50,7 +61,7 @@ class CommandGroup(click.Group):
         except GraderError as error:  # ConfigError too: its message names the key and the line
             raise CourseCommandError(str(error)) from None
         except KeyboardInterrupt:
-            raise Interrupted("nothing was written by this command") from None
+            raise Interrupted(KEPT_WHEN_INTERRUPTED.get(ctx.invoked_subcommand, NOTHING_KEPT)) from None
 
 
 def _set_course(ctx: click.Context, _param, value: Path | None) -> None:

@@ -140,8 +140,5 @@ def grade_submission(
         student_output=run.student_output,
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
-        days_late=days,
-        seed=seed,
-        load_notes=run.load_notes,
-        **times,
+        days_late=days, seed=seed, load_notes=run.load_notes, **times,
     )

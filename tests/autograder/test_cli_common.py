@@ -227,3 +227,14 @@ def test_config_rejects_allowed_imports_that_do_not_exist(tmp_path):
                        encoding="utf-8")
     result = run("config", "--course", changed)
     assert result.exit_code == 1 and "allowed_imports names modules that do not exist: nunpy" in result.stderr
+
+
+def test_ctrl_c_during_a_build_says_the_files_written_so_far_were_kept(monkeypatch):
+    import autograder.build
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(autograder.build, "build_release", interrupted)
+    result = run("build", "--check-only")
+    assert result.exit_code == INTERRUPTED_EXIT and "interrupted: the release files written so far were kept" in result.stderr
