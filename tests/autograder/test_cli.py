@@ -171,8 +171,12 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
     assert graded.exit_code == 0, graded.output
     assert "2 graded, 0 already graded (skipped), 0 grader errors" in graded.output
 
-    exported = run("gradebook", "--gradebook", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
+    exported = run("gradebook", "--gradebook", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback",
+                   "--html", tmp_path / "report.html")
     assert exported.exit_code == 0, exported.output
+    assert f"class report -> {tmp_path / 'report.html'}" in exported.stdout
+    assert "not loaded: lee.py is a binary file" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert (tmp_path / "feedback" / "ada" / HW1.id / "feedback.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
         records = list(csv.reader(handle))
     assert records[0] == ["student", *IDS, "total", "missing"]
