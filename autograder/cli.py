@@ -5,72 +5,48 @@ Subcommands import what they need when they run, so each starts fast.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import click
 
-from autograder.config import DEFAULT_COURSE_FILE
-from autograder.languages import file_names_in_every_language
-from autograder.errors import GraderError
+from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Commands are imported from here by callers
+    SANDBOX_OPTION,
+    CommandGroup,
+    CourseCommandError,
+    Interrupted,
+    IntList,
+    common_options,
+    course_file,
+    course_given,
+    is_quiet,
+    load_ctx_course,
+)
+from autograder.check.command import check as check_command
 from autograder.grade.report import FORMATS
+from autograder.languages import file_names_in_every_language
 
-
-class CourseCommandError(click.ClickException):
-    """A user-facing error: printed without a traceback, exit code 1."""
-
-
-class _Commands(click.Group):
-    """The command group; the one place where a grader error becomes a message for the user."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except GraderError as error:  # ConfigError too: its message names the key and the line
-            raise CourseCommandError(str(error)) from None
+#: The command group class (kept under its first name).
+_Commands = CommandGroup
 
 
 def _course(ctx: click.Context, sandbox: str | None = None):
     """course.yml, with the sandbox asked for by ``--sandbox`` (which must agree with ATTN_SANDBOX when both are set)."""
-    from autograder.config import load_course
-
-    course = load_course(ctx.obj["course_file"])
-    if sandbox is None:
-        return course
-    from autograder.sandbox.isolation import ISOLATION_ENV
-
-    if os.environ.get(ISOLATION_ENV, sandbox) != sandbox:
-        raise CourseCommandError(f"--sandbox {sandbox} contradicts {ISOLATION_ENV}={os.environ[ISOLATION_ENV]}")
-    return course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": sandbox})})
+    return load_ctx_course(ctx, sandbox)
 
 
-SANDBOX_OPTION = click.option(
-    "--sandbox", type=click.Choice(["bwrap", "none"]), default=None,
-    help="Isolation of student code (default: course.yml, bwrap): 'none' runs it without the sandbox, which is "
-    "unsafe for untrusted code; use it only in a container that holds one submission (such as Gradescope's).",
-)
-
-
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--course",
-    "course_file",
-    type=click.Path(path_type=Path),
-    default=DEFAULT_COURSE_FILE,
-    show_default=True,
-    help="The course configuration file.",
-)
-@click.version_option(package_name="attn-course")
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@common_options
+@click.version_option(package_name="attn-course", help="Show the version and exit.")
 @click.pass_context
-def main(ctx: click.Context, course_file: Path) -> None:
+def main(ctx: click.Context) -> None:
     """Autograded courseware for the attention mechanism."""
     ctx.ensure_object(dict)
-    ctx.obj["course_file"] = course_file
 
 
 @main.command()
 @click.option("--heatmap", type=click.Path(path_type=Path), help="Also write the three-panel heatmap PNG here.")
+@common_options
 def trace(heatmap: Path | None) -> None:
     """Print the chapter's 3-token worked example step by step."""
     from attn_reference import trace as worked
@@ -84,27 +60,39 @@ def trace(heatmap: Path | None) -> None:
 
 
 @main.command()
-@click.option("--d-k", "d_ks", multiple=True, type=click.IntRange(min=1), default=(1, 4, 16, 64, 256, 1024), show_default=True,
-              help="A d_k of the table (repeat the option for several).")
+@click.option("--d-k", "d_ks", multiple=True, type=IntList(minimum=1),
+              help="The d_k of the table's rows, comma-separated (--d-k 1,4,16) or the option repeated "
+              "[default: 1,4,16,64,256,1024].")
 @click.option("--samples", type=click.IntRange(min=2), default=10_000, show_default=True, help="(q, k) pairs per row.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the one generator every row draws from.")
-def variance(d_ks: tuple[int, ...], samples: int, seed: int) -> None:
+@common_options
+def variance(d_ks: tuple, samples: int, seed: int) -> None:
     """Run the d_k variance experiment: Var(q.k) grows like d_k; scaling brings it back to 1."""
-    from attn_reference.variance import format_variance_table, variance_table
+    from attn_reference.variance import DEFAULT_D_KS, format_variance_table, variance_table
 
-    click.echo(format_variance_table(variance_table(d_ks, samples, seed)))
+    flat = tuple(d for group in d_ks for d in (group if isinstance(group, tuple) else (group,)))
+    click.echo(format_variance_table(variance_table(flat or DEFAULT_D_KS, samples, seed)))
 
 
 @main.command()
+@common_options
 @click.pass_context
 def config(ctx: click.Context) -> None:
-    """Validate course.yml and list every key with its default and description."""
+    """Validate course.yml and list every key: the value in effect, its default and its meaning.
+
+    Fails when an allowed import names a module that does not exist.
+    """
     from autograder.config import describe_schema
+    from autograder.course_check import effective_value, unknown_imports
 
     course = _course(ctx)
-    click.echo(f"{ctx.obj['course_file']}: valid ({len(course.assignments)} assignments)\n")
+    unknown = unknown_imports(course.defaults.allowed_imports)
+    if unknown:
+        raise CourseCommandError(f"{course_file(ctx)}: defaults.allowed_imports names modules that do not exist: "
+                                 f"{', '.join(unknown)}")
+    click.echo(f"{course_file(ctx)}: valid ({len(course.assignments)} assignments)\n")
     for key, default, description in describe_schema():
-        click.echo(f"{key}\n    default: {default}\n    {description}")
+        click.echo(f"{key}\n    in effect: {effective_value(course, key)}\n    default: {default}\n    {description}")
 
 
 def _prestart_worker(course) -> None:
@@ -120,45 +108,66 @@ def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
 
 @main.command()
 @click.argument("assignment_ids", nargs=-1)
-@click.option("--check-only", is_flag=True, help="Do not write; fail if assignments/ differs from a fresh build or leaks.")
+@click.option("--check-only", is_flag=True, help="Do not write; fail if the releases differ from a fresh build or leak, "
+              "or a question lacks its reference function or hidden tests.")
+@common_options
 @click.pass_context
 def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool) -> None:
-    """Generate the student releases in assignments/ from solutions/ (all assignments by default)."""
+    """Generate the student releases from solutions/ (all assignments by default).
+
+    The releases go to assignments/ beside the course file.
+    """
     from autograder.build import build_release, release_drift, write_release
+    from autograder.build.authoring import authoring_problems
     from autograder.build.leaks import course_forbidden_lines, find_leaks
-    from autograder.paths import ASSIGNMENTS_DIR
+    from autograder.paths import releases_dir_for, solutions_dir_for
 
     course = _course(ctx)
+    releases, masters = releases_dir_for(course_file(ctx)), solutions_dir_for(course_given(ctx))
     forbidden = course_forbidden_lines(course) if check_only else {}
     drifted = []
     for assignment_id in _assignment_ids(course, assignment_ids):
-        files = build_release(course, assignment_id)
-        out = ASSIGNMENTS_DIR / assignment_id
+        files = build_release(course, assignment_id, masters)
+        out = releases / assignment_id
         if check_only:
             drift = release_drift(files, out)
             drift += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
+            drift += authoring_problems(course.assignment(assignment_id))
             drifted += [f"{assignment_id}: {line}" for line in drift]
-            click.echo(f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
+            _say(ctx, f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
         else:
             written = write_release(files, out)
-            click.echo(f"{assignment_id}: {len(written)} files in {out}")
+            _say(ctx, f"{assignment_id}: {len(written)} files in {out}")
     if drifted:
-        raise CourseCommandError("assignments/ differs from a fresh build, or leaks:\n" + "\n".join(drifted))
+        raise CourseCommandError(f"{releases} differs from a fresh build, leaks, or misses a reference or hidden tests:\n"
+                                 + "\n".join(drifted))
+
+
+def _say(ctx: click.Context, line: str) -> None:
+    """An informational line (left out with --quiet)."""
+    if not is_quiet(ctx):
+        click.echo(line)
 
 
 @main.command()
-@click.argument("assignment_id")
-@click.argument("path", type=click.Path(path_type=Path), default=Path("."))
-@SANDBOX_OPTION
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("dist"), show_default=True,
+              help="Folder to write the kit wheel into.")
+@common_options
 @click.pass_context
-def check(ctx: click.Context, assignment_id: str, path: Path, sandbox: str | None) -> None:
-    """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here)."""
-    course = _course(ctx, sandbox)
-    _prestart_worker(course)
-    from autograder.check.api import check_submission, format_check
+def kit(ctx: click.Context, out: Path) -> None:
+    """Build the student kit: a wheel holding `attn-course check` only (no reference, no hidden tests).
 
-    report = check_submission(course, _assignment_ids(course, (assignment_id,))[0], path)
-    click.echo(format_check(report))
+    Hand it out with the releases; students install it with pip (see a release's README).
+    """
+    from autograder.kit.wheel import write_kit
+
+    path = write_kit(out)
+    _say(ctx, f"student kit -> {path}")
+    if is_quiet(ctx):
+        click.echo(path)
+
+
+main.add_command(check_command)
 
 
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
@@ -192,12 +201,26 @@ def _is_class_folder(path: Path, assignment) -> bool:
     return len(entries) > 1 or any(p.is_dir() or p.suffix == ".zip" for p in entries)
 
 
+#: Options that apply to one submission only, with how each reads on the command line.
+SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
+                             "metadata": "--metadata", "seed": "--seed"}
+#: Options that apply to a class folder only.
+CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade"}
+
+
+def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
+    """The options among ``names`` given on the command line (not left at their defaults)."""
+    from click.core import ParameterSource
+
+    return [flag for name, flag in names.items() if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)]
+
+
 @main.command()
 @click.argument("assignment_id")
-@click.argument("submission", type=click.Path(path_type=Path))
+@click.argument("submission", type=click.Path(path_type=Path, exists=True))
 @click.option("--format", "output_format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True,
               help="Report format for one submission: " + "; ".join(f"{n}, {d}" for n, d in REPORT_FORMATS.items()) + ".")
-@click.option("--out", type=click.Path(path_type=Path), help="Write the report here instead of standard output.")
+@click.option("--out", type=click.Path(path_type=Path), help="Write the report of one submission here instead of standard output.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Grading processes for a class folder.")
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
 @click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
@@ -205,13 +228,14 @@ def _is_class_folder(path: Path, assignment) -> bool:
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
               "times from a submitted_at.csv (student,submitted_at) in it.")
-@click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Gradescope's submission_metadata.json: the submission time is its created_at.")
 @click.option("--file-times", is_flag=True,
               help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Replay a grading run exactly: the seed its JSON result records (one submission; default: a fresh seed).")
 @SANDBOX_OPTION
+@common_options
 @click.pass_context
 def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
           metadata, file_times, seed, sandbox) -> None:
@@ -223,13 +247,19 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
     if sum(map(bool, (submitted_at, metadata, file_times))) > 1:
-        raise CourseCommandError("give one source of submission times: --submitted-at, --metadata or --file-times")
+        raise click.UsageError("give one source of submission times: --submitted-at, --metadata or --file-times")
     if batch or (batch is None and _is_class_folder(submission, assignment)):
-        if submitted_at or metadata:
-            raise CourseCommandError("a class folder takes its submission times from a submitted_at.csv in it "
-                                     "(student,submitted_at), not from --submitted-at or --metadata")
+        misplaced = _given(ctx, SINGLE_SUBMISSION_OPTIONS)
+        if misplaced:
+            raise click.UsageError(
+                f"{', '.join(misplaced)} apply to one submission, and {submission} is a class folder: its results go "
+                "into the gradebook (--gradebook; export with `attn-course gradebook`), its submission times come "
+                "from a submitted_at.csv (student,submitted_at) in it")
         _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times)
         return
+    misplaced = _given(ctx, CLASS_FOLDER_OPTIONS)
+    if misplaced:
+        raise click.UsageError(f"{', '.join(misplaced)} apply to a class folder, and {submission} is one submission")
     _prestart_worker(course)
     from autograder.grade.api import grade_submission
 
@@ -262,20 +292,28 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
     from autograder.grade.submitted import TIMES_CSV
 
     if not folder.is_dir():
-        raise CourseCommandError(f"{folder} is not a folder")
-    console = make_console()
+        raise click.UsageError(f"{folder} is not a folder")
+    console, progress_console = make_console(), make_console(stderr=True)
     total = len(list_entries(folder))
-    with progress_bar(console, total, f"grading {assignment.id}") as advance:
-        summary = grade_batch(
-            ctx.obj["course_file"], course, assignment.id, folder, gradebook_path,
-            jobs=jobs, regrade=regrade, file_times=file_times, on_progress=advance,
-        )
-    console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
-    if not file_times and not (folder / TIMES_CSV).is_file():
-        console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)")
+    kept = []
+    try:
+        with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
+            summary = grade_batch(
+                course_file(ctx), course, assignment.id, folder, gradebook_path,
+                jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
+            )
+    except KeyboardInterrupt:
+        graded = sum(row is not None for row in kept)
+        raise Interrupted(f"{graded} of {total} entries were graded and are kept in {gradebook_path} "
+                          f"({len(kept) - graded} were already there); run the same command again to grade the rest") from None
+    if not is_quiet(ctx):
+        console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
+        if not file_times and not (folder / TIMES_CSV).is_file():
+            console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
+                          soft_wrap=True)
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
-        f"-> {gradebook_path}"
+        f"-> {gradebook_path}", soft_wrap=True,
     )
     if summary.errors:
         raise CourseCommandError(
@@ -285,39 +323,63 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
 
 
 @main.command()
-@click.option("--db", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True)
-@click.option("--assignment", "assignment_id", help="Only this assignment.")
-@click.option("--csv", "csv_path", type=click.Path(path_type=Path), help="Write the class table (a column per assignment, totals) as CSV.")
-@click.option("--feedback", "feedback_dir", type=click.Path(path_type=Path), help="Write results.json and feedback.txt per student here.")
+@click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_GRADEBOOK,
+              show_default=True, help="The SQLite gradebook to read (what `attn-course grade` wrote).")
+@click.option("--assignment", "assignment_id", help="Only this assignment (an id of course.yml).")
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the class table (a column per assignment, totals) as CSV.")
+@click.option("--feedback", "feedback_dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Write each student's feedback here: feedback.txt, feedback.html and results.json per assignment, "
+              "and students.csv mapping students to their folders.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the class report as one HTML page: the class table, a score histogram per question and "
+              "the most frequent diagnoses.")
+@common_options
 @click.pass_context
-def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None) -> None:
+def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None,
+              html_path: Path | None) -> None:
     """Print the gradebook and export it."""
-    
     from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
     from autograder.gradebook.export import write_csv, write_feedback
+    from autograder.gradebook.store import gradebook_problem
 
     course = _course(ctx)
     if not gradebook_path.exists():
-        raise CourseCommandError(f"no gradebook at {gradebook_path}: grade a class folder first")
+        raise click.BadParameter(f"no gradebook at {gradebook_path}: grade a class folder first", param_hint="'--gradebook'")
+    problem = gradebook_problem(gradebook_path)
+    if problem:
+        raise click.BadParameter(f"{gradebook_path} is not a gradebook: {problem}", param_hint="'--gradebook'")
+    if assignment_id is not None and assignment_id not in {a.id for a in course.assignments}:
+        known = ", ".join(a.id for a in course.assignments)
+        raise click.BadParameter(f"no assignment {assignment_id!r} in {course_file(ctx)} (known: {known})",
+                                 param_hint="'--assignment'")
     with Gradebook(gradebook_path) as book:
         rows = book.rows(assignment_id)
     console = make_console()
-    console.print(rows_table(rows, f"gradebook {gradebook_path}"))
+    if not is_quiet(ctx):
+        console.print(rows_table(rows, f"gradebook {gradebook_path}"))
+    ids = [a.id for a in course.assignments]
     if csv_path:
-        write_csv(rows, [a.id for a in course.assignments], csv_path)
-        console.print(f"CSV -> {csv_path}")
+        write_csv(rows, ids, csv_path)
+        console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
         folders = write_feedback(rows, feedback_dir)
-        console.print(f"{len(folders)} feedback folders -> {feedback_dir}")
+        console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}", soft_wrap=True)
+    if html_path:
+        from autograder.gradebook.class_report import write_class_report
+
+        write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}")
+        console.print(f"class report -> {html_path}", soft_wrap=True)
 
 
 @main.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-output"), show_default=True)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("demo-output"), show_default=True,
+              help="Folder the demo writes into (the gradebook, its CSV, feedback pages and the class report).")
+@common_options
 @click.pass_context
 def demo(ctx: click.Context, out: Path) -> None:
     """The main job end to end: worked example, releases, a sample class graded into a gradebook."""
-    
     from autograder.batch.progress import make_console
     from autograder.demo.run import build_all, grade_sample_classes, show_gradebook
 
@@ -331,7 +393,7 @@ def demo(ctx: click.Context, out: Path) -> None:
     console.rule("Student releases")
     build_all(course, console)
     console.rule("Grading the sample class (solution, stub, buggy and broken entries)")
-    gradebook_path = grade_sample_classes(ctx.obj["course_file"], course, out, console)
+    gradebook_path = grade_sample_classes(course_file(ctx), course, out, console, quiet=is_quiet(ctx))
     console.rule("Gradebook")
     show_gradebook(course, gradebook_path, out, console)
 
@@ -352,6 +414,7 @@ def _export_targets() -> dict:
               help="The seed the hidden tests draw from on nbgrader and otter (default: a hash of the course name and "
               "the assignment id); `attn-course grade --seed` with it gives the same scores.")
 @click.option("--package", default=None, help="The pip requirement CI installs the grader from (GitHub; default: this version).")
+@common_options
 @click.pass_context
 def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: bool, seed: int | None, package: str | None) -> None:
     from autograder.export import ExportContext, export_to
@@ -365,6 +428,7 @@ def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: 
     for assignment_id in ids:
         click.echo(f"{assignment_id}: seed {context.spec(assignment_id).seed}")
     click.echo(f"{target}: {len(written)} files in {out}")
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,3 +24,19 @@ PUBLIC_TESTS_SOURCE = "public_tests.py"
 def public_tests_name(module_file: str) -> str:
     """Name of the public test file in a release, e.g. ``test_scaled_attention.py``."""
     return f"test_{module_file}"
+
+
+def releases_dir_for(course_file: Path | None) -> Path:
+    """Where the releases of a course file go: ``assignments/`` beside it (this project's for its own course.yml)."""
+    if course_file is None or Path(course_file).resolve() == PROJECT_ROOT / "course.yml":
+        return ASSIGNMENTS_DIR
+    return Path(course_file).resolve().parent / "assignments"
+
+
+def solutions_dir_for(course_file: Path | None) -> Path:
+    """Where the masters of a course file are: ``solutions/`` beside it when there is one, else this project's."""
+    if course_file is not None:
+        beside = Path(course_file).resolve().parent / "solutions"
+        if beside.is_dir():
+            return beside
+    return SOLUTIONS_DIR

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import dataclass
 
 #: Lines starting with these are IPython syntax, not Python.
 MAGIC_PREFIXES = ("%", "!", "?")
@@ -23,14 +24,57 @@ HELP_REQUEST = re.compile(r"[A-Za-z_][\w.]*\?{1,2}")
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 IMPORTS = (ast.Import, ast.ImportFrom)
+#: The cell tag the build gives every graded cell (beside the function's name).
+GRADED_TAG = "graded"
+#: A line defining a function, for telling which function a cell that does not parse was meant to hold.
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 class NotebookError(ValueError):
     """The file is not a readable notebook."""
 
 
-def code_cells(notebook_text: str) -> list[str]:
-    """The source of every code cell of an ``.ipynb`` document, in order.
+@dataclass(frozen=True)
+class CodeCell:
+    """A code cell: its 1-based number among all the notebook's cells, its source and its tags."""
+
+    number: int
+    source: str
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    """The gradable module source of a notebook, and what the student should know about it.
+
+    Attributes
+    ----------
+    source : str
+        The module source (see :func:`gradable_source`).
+    notes : tuple of str
+        One line per graded cell that does not parse, with its cell number and line.
+    code_cell_count : int
+        How many code cells the notebook has.
+    """
+
+    source: str
+    notes: tuple[str, ...] = ()
+    code_cell_count: int = 0
+
+
+def _cell_source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _cell_tags(cell: dict) -> tuple[str, ...]:
+    metadata = cell.get("metadata")
+    tags = metadata.get("tags") if isinstance(metadata, dict) else None
+    return tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()
+
+
+def notebook_cells(notebook_text: str) -> list[CodeCell]:
+    """Every code cell of an ``.ipynb`` document, in order, numbered as the notebook shows them.
 
     Raises
     ------
@@ -44,12 +88,22 @@ def code_cells(notebook_text: str) -> list[str]:
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("the notebook has no list of cells")
-    sources = []
-    for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            sources.append("".join(source) if isinstance(source, list) else str(source))
-    return sources
+    return [
+        CodeCell(number, _cell_source(cell), _cell_tags(cell))
+        for number, cell in enumerate(cells, start=1)
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+    ]
+
+
+def code_cells(notebook_text: str) -> list[str]:
+    """The source of every code cell of an ``.ipynb`` document, in order.
+
+    Raises
+    ------
+    NotebookError
+        When the text is not notebook JSON.
+    """
+    return [cell.source for cell in notebook_cells(notebook_text)]
 
 
 def _is_ipython_syntax(line: str) -> bool:
@@ -141,3 +195,47 @@ def notebook_to_module(notebook_text: str, functions=None) -> str:
         When the text is not a notebook.
     """
     return gradable_source(code_cells(notebook_text), functions)
+
+
+def _graded_function_of(cell: CodeCell, functions) -> str | None:
+    """The graded function a cell holds: named by its tags (the build's ``graded`` cells), else by a ``def``."""
+    wanted = tuple(functions or ())
+    if GRADED_TAG in cell.tags:
+        tagged = [t for t in cell.tags if t in wanted]
+        if tagged:
+            return tagged[0]
+    defined = [name for name in _DEF_LINE.findall(cell.source) if name in wanted]
+    return defined[0] if defined else None
+
+
+def syntax_note(cell: CodeCell, function: str, error: SyntaxError) -> str:
+    """``cell 5 (the `softmax` cell) does not parse: line 3: invalid syntax``: notebook cell and line in the cell."""
+    where = f"line {error.lineno}" if error.lineno else "somewhere"
+    return f"cell {cell.number} (the `{function}` cell) does not parse: {where}: {error.msg}"
+
+
+def _unparsed_graded_cells(cells: list[CodeCell], functions) -> list[str]:
+    """A note for each graded cell that does not parse (other cells that do not parse are left out silently)."""
+    notes = []
+    for cell in cells:
+        try:
+            ast.parse(_without_magics(cell.source))
+        except SyntaxError as error:
+            function = _graded_function_of(cell, functions)
+            if function is not None:
+                notes.append(syntax_note(cell, function, error))
+    return notes
+
+
+def extract_notebook(notebook_text: str, functions=None) -> NotebookCode:
+    """The gradable code of a notebook, with a note for each graded cell that does not parse.
+
+    Raises
+    ------
+    NotebookError
+        When the text is not a notebook.
+    """
+    cells = notebook_cells(notebook_text)
+    sources = [cell.source for cell in cells]
+    notes = _unparsed_graded_cells(cells, functions) if functions is not None else []
+    return NotebookCode(gradable_source(sources, functions), tuple(notes), len(cells))

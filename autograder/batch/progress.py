@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from autograder.gradebook.reasons import row_reasons
 from autograder.gradebook.store import GradebookRow
 from autograder.student_text import clean_name, clean_text
 
@@ -23,14 +24,20 @@ SHOWN_DIAGNOSES = 3
 SHOWN_ERROR_CHARS = 60
 
 
-def make_console() -> Console:
-    """A console that keeps one line per table row when writing to a pipe or a log."""
-    return Console(width=shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+def make_console(stderr: bool = False) -> Console:
+    """A console that keeps one line per table row when writing to a pipe or a log (standard error for progress)."""
+    return Console(width=shutil.get_terminal_size((PIPE_WIDTH, 24)).columns, stderr=stderr)
 
 
 @contextmanager
-def progress_bar(console: Console, total: int, label: str):
-    """Yield a callback that advances the bar by one entry (done / total, rate, ETA)."""
+def progress_bar(console: Console, total: int, label: str, hidden: bool = False):
+    """Yield a callback that advances the bar by one entry (done / total, rate, ETA); ``hidden``: no bar at all.
+
+    Progress belongs on standard error (``make_console(stderr=True)``): standard output keeps the results.
+    """
+    if hidden:
+        yield lambda _row=None: None
+        return
     columns = (
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
@@ -47,25 +54,26 @@ def progress_bar(console: Console, total: int, label: str):
         yield advance
 
 
-def _diagnoses_cell(row: GradebookRow) -> str:
-    shown = list(row.diagnoses[:SHOWN_DIAGNOSES])
-    extra = len(row.diagnoses) - len(shown)
-    return ", ".join(shown) + (f" +{extra} more" if extra > 0 else "")
-
-
-def _error_cell(error: str) -> str:
-    first_line = error.splitlines()[0] if error else ""
+def _shortened(text: str) -> str:
+    first_line = text.splitlines()[0] if text else ""
     return first_line if len(first_line) <= SHOWN_ERROR_CHARS else first_line[: SHOWN_ERROR_CHARS - 1] + "…"
 
 
+def reasons_cell(row: GradebookRow) -> str:
+    """Why the row scored what it did (:func:`autograder.gradebook.reasons.row_reasons`), cut to a few items."""
+    reasons = [_shortened(clean_text(reason)) for reason in row_reasons(row)]
+    shown = reasons[:SHOWN_DIAGNOSES]
+    extra = len(reasons) - len(shown)
+    return "; ".join(shown) + (f" +{extra} more" if extra > 0 else "")
+
+
 def rows_table(rows: list[GradebookRow], title: str) -> Table:
-    """Student, assignment, score, diagnoses and any error, one line per row (student text shown as text, never markup)."""
+    """Student, assignment, score, lateness and the reasons, one line per row (student text shown as text, never markup)."""
     table = Table(title=title, show_lines=False)
-    for name, justify in (("student", "left"), ("assignment", "left"), ("score", "right"), ("late", "right"), ("diagnoses / error", "left")):
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=name != "diagnoses / error")
+    for name, justify in (("student", "left"), ("assignment", "left"), ("score", "right"), ("late", "right"), ("reasons", "left")):
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=name != "reasons")
     for row in rows:
-        note = _error_cell(clean_text(row.error)) if row.error else _diagnoses_cell(row)
         cells = (clean_name(row.student), row.assignment, f"{row.score:.{SCORE_DIGITS}g} / {row.max_score:g}",
-                 str(row.days_late or ""), note or "")
+                 str(row.days_late or ""), reasons_cell(row))
         table.add_row(*(Text(cell) for cell in cells))  # Text: never read as rich markup
     return table

@@ -108,9 +108,10 @@ class _GradingProcess:
     """One ``autograder.batch.worker`` child and the entry it is grading."""
 
     def __init__(self, course_file: Path, assignment: str, sandbox: str):
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # a process group of its own: Ctrl-C reaches the parent alone, which kills it
             [sys.executable, "-m", "autograder.batch.worker", "--sandbox", sandbox, "--course", str(course_file), assignment],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
+            process_group=0,
         )
         self.current: tuple[Entry, str] | None = None
 
@@ -235,6 +236,10 @@ def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint,
                 _record(book, summary, row, on_progress)
                 if queue:
                     worker.send(*queue.pop())
+    except KeyboardInterrupt:  # what was recorded stays; the entries being graded are dropped, not recorded as errors
+        for worker in workers:
+            worker.process.kill()
+        raise
     finally:
         for worker in workers:
             worker.close()

@@ -7,13 +7,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from autograder.batch.progress import progress_bar, rows_table
+from autograder.batch.progress import make_console, progress_bar, rows_table
 from autograder.batch.runner import grade_batch
 from autograder.build import build_release, write_release
 from autograder.config import Course
 from autograder.demo.sample_class import write_sample_class
 from autograder.gradebook import Gradebook
-from autograder.gradebook.export import write_csv, write_feedback
+from autograder.gradebook.class_report import write_class_report
+from autograder.gradebook.export import safe_name, write_csv, write_feedback
 from autograder.paths import ASSIGNMENTS_DIR
 
 #: Grading processes the demo uses (the machine the targets are set for has 2 cores).
@@ -27,26 +28,54 @@ def build_all(course: Course, console: Console) -> None:
         console.print(f"built {assignment.id}: {len(written)} files in assignments/{assignment.id}/")
 
 
-def grade_sample_classes(course_file: Path, course: Course, out_dir: Path, console: Console) -> Path:
-    """Write and grade the sample class of every assignment into a fresh gradebook."""
+#: The sample student whose feedback page the demo points at (and photographs): a named bug, a heatmap.
+SHOWCASE = ("chen", "hw1_scaled_attention")
+CLASS_REPORT = "class_report.html"
+SCREENSHOT = "feedback_screenshot.png"
+
+
+def grade_sample_classes(course_file: Path, course: Course, out_dir: Path, console: Console, quiet: bool = False) -> Path:
+    """Write and grade the sample class of every assignment into a fresh gradebook (progress on standard error)."""
     gradebook_path = out_dir / "gradebook.sqlite3"
     for stale in out_dir.glob("gradebook.sqlite3*"):
         stale.unlink()
+    progress_console = make_console(stderr=True)
     for assignment in course.assignments:
         class_dir = out_dir / "class" / assignment.id
         shutil.rmtree(class_dir, ignore_errors=True)
         students = write_sample_class(course, assignment.id, class_dir)
-        with progress_bar(console, len(students), f"grading {assignment.id}") as advance:
+        with progress_bar(progress_console, len(students), f"grading {assignment.id}", hidden=quiet) as advance:
             grade_batch(course_file, course, assignment.id, class_dir, gradebook_path, jobs=DEMO_JOBS, on_progress=advance)
     return gradebook_path
 
 
 def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console: Console) -> None:
-    """Print every row with its diagnoses, then write the CSV and the feedback files."""
+    """Print every row with its reasons, then write the CSV, the feedback files, the class report and a screenshot."""
     with Gradebook(gradebook_path) as book:
         rows = book.rows()
     console.print(rows_table(rows, f"gradebook: {gradebook_path}"))
     csv_path = write_csv(rows, [a.id for a in course.assignments], out_dir / "gradebook.csv")
-    folders = write_feedback(rows, out_dir / "feedback")
-    console.print(f"CSV (a column per assignment, totals): {csv_path}")
-    console.print(f"feedback (results.json + feedback.txt) for {len(folders)} submissions in {out_dir / 'feedback'}/")
+    feedback_dir = out_dir / "feedback"
+    folders = write_feedback(rows, feedback_dir)
+    report = write_class_report(course, rows, out_dir / CLASS_REPORT, title=f"{course.course.name}: the sample class")
+    page = feedback_dir / safe_name(SHOWCASE[0]) / SHOWCASE[1] / "feedback.html"
+    for line in (f"CSV (a column per assignment, totals): {csv_path}",
+                 f"feedback (feedback.txt, feedback.html, results.json) for {len(folders)} submissions in {feedback_dir}/",
+                 f"an HTML feedback page: {page}",
+                 f"the class report (table, histograms, frequent diagnoses): {report}",
+                 _screenshot(page, out_dir / SCREENSHOT)):
+        console.print(line, soft_wrap=True)  # paths on one line, however long
+
+
+def _screenshot(page: Path, out: Path) -> str:
+    """Photograph the feedback page at a phone's width in headless Chromium, when there is one."""
+    from autograder.demo.browser import BrowserError, find_chromium, screenshot
+
+    if not page.is_file():
+        return f"no screenshot: {page} was not written"
+    if find_chromium() is None:
+        return "no screenshot of the feedback page: no Chromium here (Debian: apt-get install chromium)"
+    try:
+        return f"a screenshot of that page at a phone's width: {screenshot(page, out)}"
+    except BrowserError as error:
+        return f"no screenshot of the feedback page: {error}"

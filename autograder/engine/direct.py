@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, test_result
+from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, question_of, test_result
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
 
@@ -212,7 +212,7 @@ def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_
 
     catchable, results, grader_error = _outcome_exceptions(), [], None
     for case in cases:
-        subject.start_test()
+        subject.start_test(question_of(case.mark(QUESTION_MARKER)))
         fixtures = {"submission": subject, "tol": tolerance, "draw": Draw(seed, case.nodeid)}
         wanted = inspect.signature(case.function).parameters
         arguments = {**{k: v for k, v in fixtures.items() if k in wanted}, **case.params}
@@ -224,7 +224,7 @@ def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_
         grader_error = grader_error or grader_error_of(error, case.nodeid, show_assertions)
         if not isinstance(error, pytest.skip.Exception):
             results.append(test_result(case.name, case.mark(QUESTION_MARKER), case.function, error,
-                                       subject.carried, show_assertions))
+                                       subject, show_assertions))
     if grader_error is not None:
         raise grader_error
     return results

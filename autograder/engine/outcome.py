@@ -59,16 +59,22 @@ def grader_error_of(error: BaseException | None, test: str, show_assertions: boo
     return GraderError(f"{test} raised {type(error).__name__}: {error}")
 
 
-def test_result(name: str, marker, function, error: BaseException | None, carried: list[str],
-                show_assertions: bool) -> TestResult:
-    """One test's :class:`TestResult` from its question mark, its function's docstring and how it ended."""
-    question = marker.args[0] if marker and marker.args else "(unassigned)"
+def question_of(marker) -> str:
+    """The graded question a ``question`` mark names ("" for a test without one)."""
+    return marker.args[0] if marker and marker.args else ""
+
+
+def test_result(name: str, marker, function, error: BaseException | None, subject, show_assertions: bool) -> TestResult:
+    """One test's :class:`TestResult` from its question mark, its function's docstring, how it ended
+    and what the :class:`~autograder.engine.subject.Subject` learned on the way (carried, figures)."""
+    question = question_of(marker) or "(unassigned)"
     weight = float(marker.kwargs.get("weight", 1)) if marker else 1.0
     doc = (getattr(function, "__doc__", None) or name).strip().splitlines()[0]
+    figures = tuple(subject.figures)
     if error is None:
-        return TestResult(name, question, weight, doc, PASSED, carried_from=tuple(carried))
+        return TestResult(name, question, weight, doc, PASSED, carried_from=tuple(subject.carried), figures=figures)
     message, kind, diagnoses = describe_failure(error, doc, show_assertions)
-    return TestResult(name, question, weight, doc, FAILED, message, kind, diagnoses)
+    return TestResult(name, question, weight, doc, FAILED, message, kind, diagnoses, figures=figures)
 
 
 test_result.__test__ = False  # not a pytest test

@@ -40,6 +40,9 @@ class TestResult:
     carried_from : tuple of str
         For a test passed by error carried forward: the student's own (wrong) upstream
         functions its result follows from.
+    figures : tuple
+        What the test kept to draw (:mod:`autograder.grade.figures`): weights of the worked
+        example or of a failing call, rows of the variance experiment.
     """
 
     __test__ = False  # not a pytest test class
@@ -53,6 +56,7 @@ class TestResult:
     kind: str = ""
     diagnoses: tuple[Diagnosis, ...] = field(default_factory=tuple)
     carried_from: tuple[str, ...] = ()
+    figures: tuple = ()
 
     @property
     def passed(self) -> bool:

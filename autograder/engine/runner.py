@@ -12,7 +12,7 @@ import pytest
 from _pytest.reports import TestReport
 
 from autograder.engine.direct import Case, Unsupported, plan, run_planned
-from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, test_result
+from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, question_of, test_result
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
 from autograder.errors import GraderError
@@ -72,7 +72,8 @@ class SuitePlugin:
         self.grader_error: GraderError | None = None  # the grader failed: no score may be given
 
     def pytest_runtest_setup(self, item):
-        self._subject.start_test()
+        marker = item.get_closest_marker(QUESTION_MARKER)
+        self._subject.start_test(question_of(marker))
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
@@ -98,7 +99,7 @@ class SuitePlugin:
             if call.when == "call" or error is not None:
                 self.results.append(test_result(
                     item.name, item.get_closest_marker(QUESTION_MARKER), item.obj, error,
-                    self._subject.carried, self._show_assertions,
+                    self._subject, self._show_assertions,
                 ))
         return TestReport(
             item.nodeid, item.location, {}, report_outcome, longrepr, call.when, (),

@@ -27,10 +27,27 @@ class Subject:
         self.proxy = proxy
         self.questions = tuple(questions)
         self.carried: list[str] = []
+        self.question = ""
+        self.figures: list = []  # what the current test kept to draw (see autograder.grade.figures)
+        self._failing_drawn: set[str] = set()
 
-    def start_test(self) -> None:
-        """Forget what the previous test learned."""
+    def start_test(self, question: str = "") -> None:
+        """Forget what the previous test learned; ``question`` is the one the new test belongs to."""
         self.carried = []
+        self.question = question
+        self.figures = []
+
+    def record_figure(self, figure, failing_case: bool = False) -> None:
+        """Keep a figure for the current test; of failing cases, only the first of each question."""
+        if failing_case:
+            if self.question in self._failing_drawn:
+                return
+            self._failing_drawn.add(self.question)
+        self.figures.append(figure)
+
+    def wants_failing_case(self) -> bool:
+        """Whether no failing case of the current question has been drawn yet in this run."""
+        return self.question not in self._failing_drawn
 
     def carry_from(self, functions: tuple[str, ...]) -> None:
         """Record that the current test's result follows from these (wrong) upstream functions."""

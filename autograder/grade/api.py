@@ -122,7 +122,7 @@ def grade_submission(
         return _not_loaded(
             assignment, run.origin, run.load_error, started,
             isolation=run.isolation, student_output=run.student_output, import_violations=violation_names, seed=seed,
-            **times,
+            load_notes=run.load_notes, **times,
         )
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
@@ -140,7 +140,5 @@ def grade_submission(
         student_output=run.student_output,
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
-        days_late=days,
-        seed=seed,
-        **times,
+        days_late=days, seed=seed, load_notes=run.load_notes, **times,
     )

@@ -22,15 +22,8 @@ import numpy as np
 import attn_reference
 from attn_reference.contract import Contract, contract_of
 from autograder.errors import GraderError
+from autograder.grade.tolerance import Tolerance  # noqa: F401 - re-exported: callers import it from here
 from autograder.inputs import materialize
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """``actual`` is close to ``expected`` when ``|actual - expected| <= atol + rtol * |expected|``."""
-
-    rtol: float
-    atol: float
 
 
 @dataclass(frozen=True)

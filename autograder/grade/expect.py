@@ -34,6 +34,7 @@ from autograder.grade.compare import (
     run,
     split,
 )
+from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
 from autograder.grade.messages import describe
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
@@ -221,12 +222,36 @@ def _call(submission, function: str, args: tuple, kwargs: dict) -> CallOutcome |
         return error
 
 
-def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", **kwargs):
+def _weights_part(function: str) -> int | None:
+    """Which returned part of ``function`` is a distribution (attention weights), if any."""
+    distribution = contract(function).distribution
+    return None if distribution is None else distribution.output
+
+
+def _keep_figures(submission, function: str, args, kwargs, outcome, verdict: Verdict, title: str, worked_example: bool) -> None:
+    """Keep the weights of the worked example, and of the question's first failing call, to draw in the feedback."""
+    part = _weights_part(function)
+    failing_case = not verdict.right and not worked_example and wants_failing_case(submission)
+    if part is None or not isinstance(outcome, CallOutcome) or not (worked_example or failing_case):
+        return
+    try:
+        student = split(outcome.result)
+    except ValueError:
+        return
+    reference = reference_parts(function, args, kwargs)
+    if part < len(student.arrays) and part < len(reference.arrays):
+        figure = weights_figure(title, reference.arrays[part], student.arrays[part], failing=not verdict.right)
+        keep_figure(submission, figure, failing_case=failing_case)
+
+
+def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", worked_example: bool = False,
+                     **kwargs):
     """Call ``function`` in the submission and require the reference's result.
 
     float32 inputs loosen ``tol`` to :data:`FLOAT32_TOLERANCE`. A timeout, crash or
     unimplemented stub propagates as it is; a student exception or an unusable return
-    value is a failure of this check.
+    value is a failure of this check. The weights of a ``worked_example`` call, and of the
+    question's first failing call, are kept to draw in the feedback (:mod:`autograder.grade.figures`).
 
     Returns
     -------
@@ -241,6 +266,7 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: str
     tol = tolerance_for(args, kwargs, tol)
     outcome = _call(submission, function, args, kwargs)
     verdict = judge(submission, tol, function, args, kwargs, outcome)
+    _keep_figures(submission, function, args, kwargs, outcome, verdict, what or function, worked_example)
     if not verdict.right:
         raise Mismatch(f"{what or function}: {verdict.problem}", verdict.diagnoses)
     if verdict.carried_from and hasattr(submission, "carry_from"):

@@ -9,6 +9,7 @@ reports, without the diagnoses' hints).
 from __future__ import annotations
 
 from autograder.engine.results import Diagnosis, TestResult
+from autograder.grade.figures import figure_from_record, figure_record
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
 
@@ -27,6 +28,7 @@ def _test_record(test: TestResult) -> dict:
         "diagnoses": [d.id for d in test.diagnoses],
         "hints": {d.id: d.hint for d in test.diagnoses},
         "carried_from": list(test.carried_from),
+        **({"figures": [figure_record(f) for f in test.figures]} if test.figures else {}),
     }
 
 
@@ -61,6 +63,7 @@ def to_record(result: GradeResult) -> dict:
         "seed": result.seed,
         "questions": [_question_record(q) for q in result.questions],
         "student_output": result.student_output,
+        "load_notes": list(result.load_notes),
     }
 
 
@@ -71,6 +74,7 @@ def _test(record: dict, question: str) -> TestResult:
         record.get("message", ""), record.get("kind", ""),
         tuple(Diagnosis(i, hints.get(i, "")) for i in record.get("diagnoses", ())),
         tuple(record.get("carried_from", ())),
+        tuple(f for f in map(figure_from_record, record.get("figures", ())) if f is not None),
     )
 
 
@@ -105,4 +109,5 @@ def from_record(record: dict) -> GradeResult:
         seed=record.get("seed"),
         submitted_at=record.get("submitted_at"),
         submitted_at_source=record.get("submitted_at_source", "none"),
+        load_notes=tuple(record.get("load_notes", ())),
     )

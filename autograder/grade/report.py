@@ -50,7 +50,7 @@ def carried_note(question: QuestionScore) -> list[str]:
 def question_feedback(question: QuestionScore) -> list[str]:
     """Lines explaining a question: each failed test and why, the named bugs once, and carried results."""
     lines = carried_note(question)
-    for message, tests in _by_message(question.failed_tests).items():
+    for message, tests in by_message(question.failed_tests).items():
         if len(tests) == 1:
             lines.append(f"- {tests[0].description.rstrip('.')}: {message}")
         else:
@@ -59,8 +59,8 @@ def question_feedback(question: QuestionScore) -> list[str]:
     return lines
 
 
-def _by_message(tests) -> dict[str, list]:
-    """Failed tests grouped by identical message (an unimplemented stub fails every test alike)."""
+def by_message(tests) -> dict[str, list]:
+    """Failed tests grouped by identical message (an unimplemented stub fails every test alike; ``check`` groups alike)."""
     groups: dict[str, list] = {}
     for test in tests:
         groups.setdefault(test.message, []).append(test)
@@ -77,6 +77,7 @@ def _summary_lines(result: GradeResult) -> list[str]:
     if result.load_error:
         lines.append(f"The submission could not be graded: {_indented(result.load_error, FEEDBACK_INDENT)}")
     lines += [f"Penalty: -{p.fraction:.0%} for {p.reason}" for p in result.penalties]
+    lines += [_indented(note, FEEDBACK_INDENT) for note in result.load_notes]
     return lines
 
 
@@ -88,7 +89,7 @@ def to_text(result: GradeResult) -> str:
         counts = f"{q.passed}/{len(q.tests)} tests" if q.tests else "not run"
         lines.append(f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})")
         lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q)]
-    lines += ["", f"isolation: {result.isolation}; {result.execution_time:.2f} s; grader {result.grader_version}"]
+    lines += ["", f"Graded in {result.execution_time:.2f} s (grader {result.grader_version})."]  # isolation: the JSON record
     return "\n".join(lines) + "\n"
 
 
@@ -148,14 +149,24 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub("", text)
 
 
+def _count_attributes(element: ElementTree.Element) -> None:
+    """``tests``, ``failures``, ``errors`` and ``skipped`` of a suite (or of all suites) from the testcases it holds."""
+    cases = element.findall(".//testcase")
+    element.set("tests", str(len(cases)))
+    element.set("failures", str(sum(c.find("failure") is not None for c in cases)))
+    element.set("errors", str(sum(c.find("error") is not None for c in cases)))
+    element.set("skipped", "0")
+
+
 def to_junit(result: GradeResult) -> str:
-    """JUnit XML: one testsuite per question, one testcase per test (always well-formed)."""
+    """JUnit XML: one testsuite per question, one testcase per test (always well-formed).
+
+    Every count (``tests``, ``failures``, ``errors``) is the number of elements it counts; a
+    submission that could not be loaded is one ``error`` testcase per question.
+    """
     root = ElementTree.Element("testsuites", name=result.assignment_id, time=f"{result.execution_time:.3f}")
     for q in result.questions:
-        suite = ElementTree.SubElement(
-            root, "testsuite", name=f"Q{q.number} {q.function}",
-            tests=str(len(q.tests)), failures=str(len(q.failed_tests)),
-        )
+        suite = ElementTree.SubElement(root, "testsuite", name=f"Q{q.number} {q.function}")
         for t in q.tests:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
             if not t.passed:
@@ -166,7 +177,16 @@ def to_junit(result: GradeResult) -> str:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
             error = _xml(result.load_error)
             ElementTree.SubElement(case, "error", message=error[:JUNIT_MESSAGE_CHARS]).text = error
+        _count_attributes(suite)
+    _count_attributes(root)
     return ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def to_html(result: GradeResult) -> str:
+    """One self-contained HTML page with pictures (:mod:`autograder.grade.html_report`, imported when used)."""
+    from autograder.grade.html_report import to_html as render
+
+    return render(result)
 
 
 @dataclass(frozen=True)
@@ -200,6 +220,7 @@ FORMATS: dict[str, Format] = {
         Format("json", to_json, "every field of the result (the instructor's record, with the run's seed)"),
         Format("gradescope", to_gradescope, "Gradescope's results.json", "results.json"),
         Format("junit", to_junit, "JUnit XML, one testcase per test (for CI dashboards)"),
+        Format("html", to_html, "one self-contained HTML page with pictures, readable on a phone", "feedback.html"),
     )
 }
 #: Name -> render function (kept for callers of the first version).

@@ -36,6 +36,7 @@ class GradeResult:
     seed: int | None = None  # the run's seed: for the instructor's replay, never shown to students
     submitted_at: str | None = None  # ISO 8601, when known
     submitted_at_source: str = "none"  # where that time came from (autograder.grade.submitted.TimeSource)
+    load_notes: tuple[str, ...] = ()  # how the file was loaded: a graded cell that does not parse, statements skipped
 
     @property
     def diagnoses(self) -> list[str]:

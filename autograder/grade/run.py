@@ -14,12 +14,13 @@ from pathlib import Path
 from autograder.config import Assignment, Course
 from autograder.engine import TestResult, run_suite
 from autograder.errors import LoadFailed
-from autograder.grade.compare import Tolerance
+from autograder.grade.load_notes import load_notes
+from autograder.grade.tolerance import Tolerance
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
 from autograder.paths import ASSIGNMENTS_DIR
 from autograder.submission import read_submission
-from autograder.submission.locate import release_stubs
+from autograder.submission.locate import ReleaseStubs, release_stubs
 
 
 @dataclass(frozen=True)
@@ -32,17 +33,20 @@ class SuiteRun:
     results: list[TestResult] = field(default_factory=list)
     isolation: str = "not started"
     student_output: str = ""
+    load_notes: tuple[str, ...] = ()  # a graded notebook cell that does not parse, statements skipped at import
+    real_path: str = ""  # the file checked, as on disk
 
 
 def run_on_submission(
     course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
     show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path = ASSIGNMENTS_DIR,
+    stubs: ReleaseStubs | None = None,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
 
     Which file of a folder or zip is the submission follows
     :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` telling
-    untouched stubs apart; files under ``exclude`` are never picked.
+    untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
 
     Raises
     ------
@@ -50,7 +54,8 @@ def run_on_submission(
         When the grader itself cannot run, or (AmbiguousSubmission) when a person must say
         which file is the submission.
     """
-    stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
+    if stubs is None:
+        stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
     try:
         source = read_submission(
             Path(path), assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude
@@ -63,8 +68,10 @@ def run_on_submission(
         try:
             worker.start()
         except LoadFailed as error:
-            return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output)
+            return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output,
+                            source.notes, source.real_path)
         results = run_suite(
             test_files, worker, tolerance, seed=seed, questions=assignment.functions, show_assertions=show_assertions
         )
-        return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output)
+        notes = load_notes(source.notes, worker.skipped, worker.skipped_more)
+        return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output, notes, source.real_path)

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from autograder.grade.record import from_record
@@ -16,13 +17,23 @@ from autograder.student_text import clean_text, spreadsheet_safe
 
 #: Hex digits of the hash that keeps changed names apart.
 NAME_HASH_CHARS = 8
-#: Characters allowed in a folder name made from a student id.
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: Characters allowed in a folder name made from a student id: letters and digits of any script, ``. _ -``.
+_UNSAFE = re.compile(r"[^\w.-]+")
+#: Longest folder name kept from a student id (before the hash), in characters.
+MAX_NAME_CHARS = 64
+#: The file of the feedback folder that maps each student to their folder.
+STUDENTS_CSV = "students.csv"
 
 
 def safe_name(student: str) -> str:
-    """A file-system-safe folder name for a student id; changed names get a short hash so two ids never share one."""
-    cleaned = _UNSAFE.sub("_", student).strip("._") or "student"
+    """A file-system-safe folder name for a student id, readable in any script (王小明 and Émile keep their names).
+
+    Letters and digits of every script, ``.``, ``_`` and ``-`` stay; anything else (slashes,
+    spaces, controls) becomes ``_``. A name that had to change gets a short hash, so two ids
+    never share a folder; :data:`STUDENTS_CSV` maps every folder back to its student.
+    """
+    normal = unicodedata.normalize("NFC", student)
+    cleaned = _UNSAFE.sub("_", normal).strip("._")[:MAX_NAME_CHARS] or "student"
     if cleaned == student:
         return cleaned
     return f"{cleaned}-{hashlib.sha256(student.encode('utf-8', 'backslashreplace')).hexdigest()[:NAME_HASH_CHARS]}"
@@ -39,14 +50,24 @@ def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dic
     return [students[name] for name in sorted(students)]
 
 
+#: The CSV's column listing the assignments a student has no entry for (they count 0 in the total, and show 0).
+MISSING_COLUMN = "missing"
+
+
 def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path) -> Path:
-    """The class table as CSV: a column per assignment, then the total; no cell is a spreadsheet formula."""
+    """The class table as CSV: a column per assignment, the total, and the assignments missing.
+
+    A missing assignment counts 0 in the total, so its cell says 0 too, and the last column
+    names it; no cell is a spreadsheet formula.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["student", *assignment_ids, "total"])
+        writer = csv.DictWriter(handle, fieldnames=["student", *assignment_ids, "total", MISSING_COLUMN])
         writer.writeheader()
         for record in score_table(rows, assignment_ids):
-            writer.writerow({k: ("" if v is None else spreadsheet_safe(v)) for k, v in record.items()})
+            missing = " ".join(a for a in assignment_ids if record[a] is None)
+            cells = {k: (0.0 if v is None else v) for k, v in record.items()}
+            writer.writerow({k: spreadsheet_safe(v) for k, v in {**cells, MISSING_COLUMN: missing}.items()})
     return path
 
 
@@ -61,9 +82,23 @@ def _feedback_result(row: GradebookRow):
         return None
 
 
+def write_students_csv(rows: list[GradebookRow], out_dir: Path) -> Path:
+    """``students.csv`` in the feedback folder: each student id, the folder holding their feedback (same ids as the CSV)."""
+    path = out_dir / STUDENTS_CSV
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "folder"])
+        for student in sorted({row.student for row in rows}):
+            writer.writerow([spreadsheet_safe(student), spreadsheet_safe(safe_name(student))])
+    return path
+
+
 def write_feedback(rows: list[GradebookRow], out_dir: Path) -> list[Path]:
-    """Per student and assignment, every student-facing format of the registry (results.json, feedback.txt, ...)."""
+    """Per student and assignment, every student-facing format of the registry (feedback.txt, feedback.html,
+    results.json, ...), and ``students.csv`` mapping students to folders."""
     written = []
+    write_students_csv(rows, out_dir)
     for row in rows:
         folder = out_dir / safe_name(row.student) / row.assignment
         folder.mkdir(parents=True, exist_ok=True)
@@ -80,4 +115,8 @@ def _not_graded(format_name: str, row: GradebookRow) -> str:
     message = clean_text(row.error or "not graded")
     if format_name == "gradescope":
         return json.dumps({"score": 0.0, "output": f"Not graded: {message}", "tests": []}, indent=2) + "\n"
+    if format_name == "html":
+        from autograder.grade.html_page import esc, page
+
+        return page(f"{row.assignment}: not graded", f"<h1>{esc(row.assignment)}</h1><p>Not graded:</p><pre>{esc(message)}</pre>")
     return f"Not graded: {message}\n"

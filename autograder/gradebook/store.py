@@ -78,6 +78,32 @@ class GradebookRow:
 
 
 _COLUMNS = tuple(GradebookRow.__dataclass_fields__)
+#: The first bytes of every SQLite database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def gradebook_problem(path: Path | str) -> str | None:
+    """Why the file at ``path`` is not a gradebook (not SQLite, or no submissions table), or None when it is one.
+
+    The file is opened read-only: nothing is created or changed.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(SQLITE_MAGIC))
+    except OSError as error:
+        return f"cannot read it ({error.strerror})"
+    if magic != SQLITE_MAGIC:
+        return "it is not an SQLite database"
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            found = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submissions'").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as error:
+        return f"SQLite cannot read it ({error})"
+    return None if found else "it has no submissions table"
 
 
 class Gradebook:

@@ -36,6 +36,7 @@ from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
+from autograder.sandbox.skipped import SkippedStatement, parse_skipped
 from autograder.student_text import clean_name, clean_text
 from autograder.sandbox.spares import take_worker
 
@@ -234,6 +235,10 @@ class SandboxedSubmission:
         self._closed = False
         self._next_id = 0
         self._timeouts: dict[str, int] = {}
+        #: Top-level statements that raised at import and were skipped (from the first load), and how many more.
+        self.skipped: tuple[SkippedStatement, ...] = ()
+        self.skipped_more = 0
+        self._loaded_once = False
 
     # --- public API ---------------------------------------------------------------------
 
@@ -402,13 +407,16 @@ class SandboxedSubmission:
         self._await_greeting()
         header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
-            self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
+            reply = self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
         except CallTimeout:
             raise
         except SubmissionError as error:
             self._kill()
             self._load_error = error.student_message
             raise LoadFailed(self._load_error) from None
+        if not self._loaded_once:
+            self.skipped, self.skipped_more = parse_skipped(reply.header)
+            self._loaded_once = True
 
     def _await_greeting(self) -> None:
         """Wait for the worker's hello: from here on, failures are the submission's."""

@@ -19,6 +19,8 @@ Only the standard library and numpy are imported here.
 
 from __future__ import annotations
 
+import __future__
+import ast
 import json
 import linecache
 import os
@@ -59,6 +61,10 @@ MAX_REQUEST_HEADER_BYTES = 16 * protocol.MIB
 REQUEST_LIMITS = protocol.Limits(max_header_bytes=MAX_REQUEST_HEADER_BYTES, kinds=protocol.ARGUMENT_KINDS)
 #: Exit status when the grader closes the request pipe.
 EXIT_OK = 0
+#: Most top-level statements reported as skipped (the rest are counted, not listed).
+MAX_SKIPPED_REPORTED = 20
+#: Longest exception message of a skipped statement sent back.
+MAX_SKIPPED_MESSAGE_CHARS = 200
 
 
 class Failure(Exception):
@@ -210,6 +216,64 @@ def returned_kinds(value) -> dict:
 # --- the student's module ----------------------------------------------------------------
 
 
+def _future_flags(node: ast.stmt) -> int:
+    """The compiler flags a ``from __future__ import ...`` statement turns on for what follows."""
+    if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+        return 0
+    flags = 0
+    for alias in node.names:
+        feature = getattr(__future__, alias.name, None)
+        flags |= getattr(feature, "compiler_flag", 0)
+    return flags
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement would bind: assignment targets, imports, definitions."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names.add(node.name)
+    return names
+
+
+def skipped_statement(node: ast.stmt, error: Exception, unbound: set[str] = frozenset()) -> dict:
+    """What the grader is told about a top-level statement that raised.
+
+    Its line, the exception, the module missing (for a failed import), and whether it only
+    failed because an earlier skipped statement did not bind a name it uses (``follows``).
+    """
+    missing = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    follows = isinstance(error, NameError) and getattr(error, "name", None) in unbound
+    return {
+        "line": int(node.lineno),
+        "error": type(error).__name__,
+        "message": truncate(str(error), MAX_SKIPPED_MESSAGE_CHARS),
+        "module": str(missing).split(".")[0] if missing else None,
+        "follows": bool(follows),
+    }
+
+
+def _run_statements(source: str, filename: str, namespace: dict) -> list[dict]:
+    """Execute a module's top-level statements in order; the ones raising an Exception are skipped.
+
+    The whole module is compiled first, so a syntax error anywhere is still a failure of the
+    whole module. ``from __future__`` imports apply to the statements after them, as in a module.
+    """
+    tree = ast.parse(source, filename)
+    compile(tree, filename, "exec", dont_inherit=True)  # raises SyntaxError for the whole module
+    skipped, flags, unbound = [], 0, set()
+    for node in tree.body:
+        code = compile(ast.Module(body=[node], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
+        flags |= _future_flags(node)
+        try:
+            exec(code, namespace)
+        except Exception as error:  # noqa: BLE001 - the student's statement: skipped and reported
+            skipped.append(skipped_statement(node, error, unbound))
+            unbound |= bound_names(node) - set(namespace)
+    return skipped
+
+
 class Submission:
     """The student's module, executed from source into a fresh module object."""
 
@@ -217,14 +281,23 @@ class Submission:
         self.module: types.ModuleType | None = None
         self.filename = "<submission>"
 
-    def load(self, name: str, source: str, filename: str) -> None:
-        """Execute ``source`` as module ``name``, registered in ``sys.modules``.
+    def load(self, name: str, source: str, filename: str) -> list[dict]:
+        """Execute ``source`` as module ``name``, registered in ``sys.modules``, one top-level statement at a time.
+
+        A top-level statement that raises an exception (an import of a module the sandbox
+        lacks, plotting code, an experiment) is skipped and reported; the statements after
+        it still run, so the functions that do not need it still load.
+
+        Returns
+        -------
+        list of dict
+            The skipped statements (:func:`skipped_statement`).
 
         Raises
         ------
         Failure
-            ``load_failed`` with the student's traceback, for any exception at import
-            (SyntaxError, ImportError, SystemExit, ...).
+            ``load_failed`` for a module that does not compile, or that calls ``sys.exit``
+            (or raises what is not an ``Exception``) at import.
         """
         self.filename = filename
         module = types.ModuleType(name)
@@ -232,14 +305,15 @@ class Submission:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         sys.modules[name] = module
         try:
-            exec(compile(source, filename, "exec", dont_inherit=True), module.__dict__)
+            skipped = _run_statements(source, filename, module.__dict__)
         except SystemExit as error:
             sys.modules.pop(name, None)
             raise Failure(protocol.KIND_LOAD_FAILED, f"the module called sys.exit({_exit_code(error)}) while being imported", "SystemExit") from None
-        except BaseException as error:  # noqa: BLE001 - anything at import is a load failure
+        except BaseException as error:  # noqa: BLE001 - a failure to compile, or a non-Exception at import
             sys.modules.pop(name, None)
             raise Failure(protocol.KIND_LOAD_FAILED, student_traceback(error, filename), type(error).__name__) from None
         self.module = module
+        return skipped
 
     def function(self, name: str):
         """The callable ``name`` of the module.
@@ -344,8 +418,8 @@ class Worker:
         if op == protocol.Op.PING:
             return {"ok": True}, []
         if op == protocol.Op.LOAD:
-            self.submission.load(str(header["module"]), str(header["source"]), str(header["filename"]))
-            return {"ok": True}, []
+            skipped = self.submission.load(str(header["module"]), str(header["source"]), str(header["filename"]))
+            return {"ok": True, "skipped": skipped[:MAX_SKIPPED_REPORTED], "skipped_more": len(skipped) - len(skipped[:MAX_SKIPPED_REPORTED])}, []
         if op == protocol.Op.CALL:
             args = protocol.decode_value(header["args"], message.arrays)
             kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import io
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from typing import Callable
@@ -31,7 +32,7 @@ from typing import Callable
 from autograder.errors import AmbiguousSubmission, LoadFailed
 from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
-from autograder.submission.notebook_code import NotebookError, notebook_to_module
+from autograder.submission.notebook_code import NotebookError, extract_notebook, notebook_to_module
 
 #: Largest submission file read, and largest total unpacked from a zip.
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -48,6 +49,8 @@ class SubmissionSource:
     source: str
     origin: str  # the file (or zip member) it was read from
     kind: str  # "module" or "notebook"
+    notes: tuple[str, ...] = ()  # what the student should know about reading it (a graded cell that does not parse)
+    real_path: str = field(default="", compare=False)  # the file on disk (a zip's member after a colon)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,40 @@ class ReleaseStubs:
     module: str | None = None
     notebook_code: str | None = None
     functions: tuple[str, ...] | None = None
+    module_digest: str | None = None
+    notebook_code_digest: str | None = None
+
+    def knows(self, name: str) -> bool:
+        """Whether there is a stub (its text or its digest) of the kind of file ``name`` is."""
+        if name.endswith(".ipynb"):
+            return self.notebook_code is not None or self.notebook_code_digest is not None
+        return self.module is not None or self.module_digest is not None
+
+    def is_module(self, text: str) -> bool:
+        """Whether ``text`` is the stub module (whitespace at line ends aside)."""
+        if self.module is not None:
+            return _normalised(text) == _normalised(self.module)
+        return self.module_digest is not None and stub_digest(text) == self.module_digest
+
+    def is_notebook_code(self, code: str) -> bool:
+        """Whether ``code`` is the gradable code of the stub notebook, its docstrings (translated or not) aside."""
+        if self.notebook_code is not None:
+            return _same_notebook_code(code, self.notebook_code)
+        return self.notebook_code_digest is not None and notebook_code_digest(code) == self.notebook_code_digest
+
+
+def stub_digest(text: str) -> str:
+    """SHA-256 of a text with whitespace at line ends ignored: how a release remembers its stubs."""
+    return hashlib.sha256(_normalised(text).encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def notebook_code_digest(code: str) -> str:
+    """The digest a release keeps of its stub notebook's gradable code: docstrings aside, so the
+    notebook in every language has the same one (see :func:`stub_digest`)."""
+    try:
+        return stub_digest(_without_docstrings(code))
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return stub_digest(code)
 
 
 def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
@@ -114,7 +151,7 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
 
     The file is read only when there is a stub of its kind to compare it with.
     """
-    if (stubs.notebook_code if name.endswith(".ipynb") else stubs.module) is None:
+    if not stubs.knows(name):
         return False
     data = read(name)
     try:
@@ -123,10 +160,10 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
         return False
     if name.endswith(".ipynb"):
         try:
-            return _same_notebook_code(notebook_to_module(text, stubs.functions), stubs.notebook_code)
+            return stubs.is_notebook_code(notebook_to_module(text, stubs.functions))
         except NOTEBOOK_PARSE_ERRORS:
             return False  # unreadable: certainly not the stub
-    return stubs.module is not None and _normalised(text) == _normalised(stubs.module)
+    return stubs.is_module(text)
 
 
 def shown(name: str) -> str:
@@ -162,14 +199,17 @@ def could_not_read(origin: str, error: BaseException) -> LoadFailed:
     return LoadFailed(f"{origin} could not be read: {reason}")
 
 
-def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions) -> SubmissionSource:
+def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions, real_path: str = "") -> SubmissionSource:
     text = _decode(data, origin)
-    if name.endswith(".ipynb"):
-        try:
-            return SubmissionSource(module_name, notebook_to_module(text, functions), origin, "notebook")
-        except NOTEBOOK_PARSE_ERRORS as error:
-            raise could_not_read(origin, error) from None
-    return SubmissionSource(module_name, text, origin, "module")
+    if not name.endswith(".ipynb"):
+        return SubmissionSource(module_name, text, origin, "module", real_path=real_path)
+    try:
+        code = extract_notebook(text, functions)
+    except NOTEBOOK_PARSE_ERRORS as error:
+        raise could_not_read(origin, error) from None
+    if not code.code_cell_count:
+        raise LoadFailed(f"{origin} has no code cells: write your functions in the notebook's code cells")
+    return SubmissionSource(module_name, code.source, origin, "notebook", code.notes, real_path)
 
 
 def _read_limited(path: Path) -> bytes:
@@ -260,7 +300,13 @@ def _from_zip(path: Path, expected: tuple[str, str], module_name: str, functions
         raise LoadFailed(f"{shown(path.name)} unpacks to too many files or bytes (limit {MAX_ZIP_UNPACKED_BYTES:,} bytes)")
     read = functools.cache(_member_reader(archive, members, path.name))
     chosen = choose(sorted(members), *expected, path.name, read, stubs)
-    return _from_bytes(read(chosen), chosen, module_name, f"{shown(path.name)}:{shown(chosen)}", functions)
+    origin = f"{shown(path.name)}:{shown(chosen)}"
+    return _from_bytes(read(chosen), chosen, module_name, origin, functions, f"{_real(path)}:{shown(chosen)}")
+
+
+def _real(path: Path) -> str:
+    """The absolute path of a file, as one safe line."""
+    return shown(str(path.resolve()))
 
 
 def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
@@ -279,7 +325,8 @@ def _from_folder(path: Path, expected: tuple[str, str], module_name: str, functi
     read = functools.cache(lambda name: _read_limited(path / name))
     folder = path.resolve().name
     chosen = choose(names, *expected, f"folder {shown(folder)}", read, stubs)
-    return _from_bytes(read(chosen), chosen, module_name, f"{shown(folder)}/{shown(chosen)}", functions)
+    origin = f"{shown(folder)}/{shown(chosen)}"
+    return _from_bytes(read(chosen), chosen, module_name, origin, functions, _real(path / chosen))
 
 
 def read_submission(
@@ -321,4 +368,4 @@ def read_submission(
         return _from_zip(path, expected, module_name, functions, stubs)
     if path.suffix not in SUFFIXES:
         raise LoadFailed(f"{shown(path.name)}: expected a .py module, an .ipynb notebook, a folder or a .zip")
-    return _from_bytes(_read_limited(path), path.name, module_name, shown(path.name), functions)
+    return _from_bytes(_read_limited(path), path.name, module_name, shown(path.name), functions, _real(path))

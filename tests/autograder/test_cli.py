@@ -143,12 +143,10 @@ def test_grade_the_stub_scores_zero_and_exits_zero(stub_file):
     assert all(q["score"] == 0 for q in report["questions"])
 
 
-def test_grade_a_missing_submission_reports_the_load_error_and_exits_zero(tmp_path):
+def test_grade_a_missing_submission_is_a_usage_error_on_stderr(tmp_path):
     result = run("grade", HW1.id, tmp_path / "nothing_here.py", "--format", "json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
-    assert report["score"] == 0.0
-    assert "does not exist" in report["load_error"]
+    assert result.exit_code == 2
+    assert "nothing_here.py' does not exist" in result.stderr and result.stdout == ""
 
 
 def test_grade_an_unknown_assignment_fails_naming_the_known_ones(solution_file):
@@ -186,12 +184,16 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
     assert graded.exit_code == 0, graded.output
     assert "2 graded, 0 already graded (skipped), 0 grader errors" in graded.output
 
-    exported = run("gradebook", "--db", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback")
+    exported = run("gradebook", "--gradebook", db, "--csv", tmp_path / "out.csv", "--feedback", tmp_path / "feedback",
+                   "--html", tmp_path / "report.html")
     assert exported.exit_code == 0, exported.output
+    assert f"class report -> {tmp_path / 'report.html'}" in exported.stdout
+    assert "not loaded: lee.py is a binary file" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert (tmp_path / "feedback" / "ada" / HW1.id / "feedback.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
         records = list(csv.reader(handle))
-    assert records[0] == ["student", *IDS, "total"]
-    assert {r[0]: r[-1] for r in records[1:]} == {"ada": f"{HW1.max_points:.1f}", "lee": "0.0"}
+    assert records[0] == ["student", *IDS, "total", "missing"]
+    assert {r[0]: r[-2] for r in records[1:]} == {"ada": f"{HW1.max_points:.1f}", "lee": "0.0"}
     for student in ("ada", "lee"):
         results = json.loads((tmp_path / "feedback" / student / HW1.id / "results.json").read_text(encoding="utf-8"))
         assert {"score", "tests", "output"} <= results.keys()
@@ -199,9 +201,9 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
 
 
 def test_gradebook_without_a_gradebook_file_fails_clearly(tmp_path):
-    result = run("gradebook", "--db", tmp_path / "none.sqlite3")
-    assert result.exit_code == 1
-    assert "no gradebook" in result.output
+    result = run("gradebook", "--gradebook", tmp_path / "none.sqlite3")
+    assert result.exit_code == 2
+    assert "no gradebook" in result.stderr
     assert not (tmp_path / "none.sqlite3").exists()
 
 
@@ -221,7 +223,7 @@ def test_check_passes_every_question_of_the_solution(solution_file):
 @pytest.mark.slow
 def test_check_fails_every_question_of_the_stub_naming_not_implemented(stub_file):
     result = run("check", HW1.id, stub_file)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     lines = _question_lines(result.output)
     assert len(lines) == len(HW1.questions)
     assert all(line.split()[0] == "FAIL" for line in lines)
@@ -325,9 +327,11 @@ def test_a_grader_error_anywhere_below_the_cli_is_one_message_without_a_tracebac
         raise GraderError("the hidden tests are missing: reinstall the course")
 
     monkeypatch.setattr(autograder.grade.api, "grade_submission", broken)
+    (tmp_path / HW1.module).write_text(SOLUTION, encoding="utf-8")
     result = run("grade", HW1.id, tmp_path / HW1.module)
     assert result.exit_code == 1
-    assert result.output.strip() == "Error: the hidden tests are missing: reinstall the course"
+    assert result.stderr.strip() == "Error: the hidden tests are missing: reinstall the course"
+    assert result.stdout == ""
 
 
 def test_sandbox_none_is_asked_for_explicitly_and_recorded_in_the_result(solution_file, monkeypatch):
@@ -376,3 +380,32 @@ def test_file_times_decide_late_days_only_when_asked_for(tmp_path):
     assert (unasked["days_late"], unasked["submitted_at_source"]) == (0, "none")
     asked = json.loads(run("grade", HW1.id, path, "--format", "json", "--file-times").output)
     assert (asked["days_late"], asked["submitted_at_source"]) == (2, "file time")
+
+
+def test_build_with_another_course_file_writes_beside_it_and_catches_drift_in_every_generated_file(tmp_path):
+    other = tmp_path / "other.yml"
+    other.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    before = {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()}
+    built = run("build", HW1.id, "--course", other)
+    assert built.exit_code == 0, built.output
+    assert (tmp_path / "assignments" / HW1.id / HW1.module).is_file()
+    assert {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()} == before
+    assert run("--course", other, "build", "--check-only", HW1.id).exit_code == 0
+    changed = other.read_text(encoding="utf-8").replace("{function: softmax, points: 2}", "{function: softmax, points: 3}")
+    other = tmp_path / "other_changed.yml"  # a new file: course files are read once per path and process
+    other.write_text(changed, encoding="utf-8")
+    drifted = run("build", "--check-only", HW1.id, "--course", other)
+    assert drifted.exit_code == 1
+    for generated in ("README.md", HW1.notebook, "release.json"):
+        assert f"{HW1.id}: changed: {generated}" in drifted.stderr
+    assert run("build", HW1.id, "--course", other).exit_code == 0
+    assert "| 1 | `softmax` | 3 |" in (tmp_path / "assignments" / HW1.id / "README.md").read_text(encoding="utf-8")
+
+
+def test_kit_writes_the_student_kit_wheel_and_names_it(tmp_path):
+    from autograder.kit.wheel import kit_wheel_name
+
+    result = run("kit", "--out", tmp_path / "dist")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "dist" / kit_wheel_name()).is_file()
+    assert f"student kit -> {tmp_path / 'dist' / kit_wheel_name()}" in result.stdout

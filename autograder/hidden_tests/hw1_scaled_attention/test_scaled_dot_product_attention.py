@@ -29,7 +29,7 @@ def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64):
 def test_worked_example(submission, tol):
     """The 3-token example: weights 0.4519 / 0.2741, Z = A V."""
     X = np.eye(3, 4)
-    expect_reference(submission, tol, FUNCTION, X, X, X, what="attention on the worked example")
+    expect_reference(submission, tol, FUNCTION, X, X, X, what="attention on the worked example", worked_example=True)
 
 
 @question

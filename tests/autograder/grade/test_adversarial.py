@@ -100,9 +100,10 @@ SPY = (
 EXITS_AT_IMPORT = {
     "sys_exit": "import sys\nsys.exit(0)",
     "os_exit": "import os\nos._exit(0)",
-    "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
     "kill_self": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
 }
+#: Refused by the sandbox: the statement raises, is skipped and reported; the functions still load.
+KILL_PARENT_AT_IMPORT = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
 UNUSABLE_RETURNS = {
     "none": "None", "string": "'0.45 0.27 0.27'", "complex": "np.asarray(x, dtype=complex)",
     "objects": "np.array([object()] * 3)", "dict": "{'weights': x}",
@@ -132,6 +133,7 @@ CORPUS = {
     "memory_bomb": _with_variance("blocks = []\nwhile True:\n    blocks.append(bytearray(64 * 1024 * 1024))"),
     "fork_bomb": _with_variance("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
     **{f"{name}_at_import": SOLUTION + "\n" + call + "\n" for name, call in EXITS_AT_IMPORT.items()},
+    "kill_parent_at_import": SOLUTION + "\n" + KILL_PARENT_AT_IMPORT + "\n",
     "exit_in_function": _with_variance("import os\nos._exit(0)"),
     "kill_parent_in_function": _with_variance("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"),
     "kill_all_in_function": _with_variance("import os, signal\nos.kill(-1, signal.SIGKILL)"),
@@ -218,6 +220,13 @@ def test_fork_bomb_is_contained(tmp_path):
 def test_exiting_or_killing_at_import_gives_zero_with_a_reason(tmp_path, exit_call):
     result = _grade(tmp_path, CORPUS[f"{exit_call}_at_import"])
     assert result.score == 0 and result.load_error
+
+
+def test_killing_the_grader_at_import_is_refused_and_reported_and_costs_the_import_penalty(tmp_path):
+    result = _grade(tmp_path, CORPUS["kill_parent_at_import"])
+    assert result.raw_score == FULL
+    assert result.score == FULL * (1 - COURSE.defaults.disallowed_import_penalty)
+    assert len(result.load_notes) == 1 and "PermissionError: [Errno 1] Operation not permitted" in result.load_notes[0]
 
 
 def test_exit_inside_a_function_costs_only_its_question(tmp_path):

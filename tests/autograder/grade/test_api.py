@@ -90,3 +90,49 @@ def test_the_course_tolerance_is_relative_rtol_plus_absolute_atol(tmp_path):
     dot = _dot_score_scaled_by(1 + 9e-6, tmp_path)
     assert dot.score == dot.points, [t.message for t in dot.failed_tests]
     assert _dot_score_scaled_by(1 + 5e-5, tmp_path).score < dot.points
+
+
+def _jupytext_export(assignment_id: str) -> str:
+    """The solved notebook as jupytext exports it to a .py file: plots, experiments and all, at top level."""
+    import jupytext
+
+    from autograder.build.notebook import render_notebook
+    from autograder.build.release import load_context
+
+    assignment = COURSE.assignment(assignment_id)
+    context = load_context(COURSE, assignment_id)
+    document = render_notebook(context.notebook_source, keep_solutions(context.master_module), "notebook", assignment.questions)
+    return jupytext.writes(jupytext.reads(document, fmt="ipynb"), fmt="py:percent")
+
+
+def test_a_notebook_exported_to_py_with_plots_keeps_its_functions_and_names_the_missing_module(tmp_path):
+    export = _jupytext_export(IDS[0])
+    assert "import matplotlib.pyplot as plt" in export
+    result = grade_submission(COURSE, IDS[0], _write(tmp_path, IDS[0], export))
+    assert result.load_error is None and result.raw_score == result.max_score
+    assert [p.fraction for p in result.penalties] == [COURSE.defaults.disallowed_import_penalty]
+    line = export.splitlines().index("import matplotlib.pyplot as plt") + 1
+    missing = [n for n in result.load_notes if n.startswith("Not available when grading")]
+    assert len(missing) == 1 and f"matplotlib (line {line})" in missing[0]
+    assert "plt" not in "".join(n for n in result.load_notes if not n.startswith("Not available"))
+
+
+def test_a_notebook_whose_graded_cell_does_not_parse_says_which_cell_and_grades_the_rest(tmp_path):
+    import json
+
+    assignment = COURSE.assignment(IDS[0])
+    document = json.loads((ASSIGNMENTS_DIR / IDS[0] / assignment.notebook).read_text(encoding="utf-8"))
+    number, cell = next((n, c) for n, c in enumerate(document["cells"], 1) if "softmax" in c["metadata"].get("tags", []))
+    cell["source"] = "def softmax(x, axis=-1):\n    return (x\n"
+    path = tmp_path / assignment.notebook
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = grade_submission(COURSE, IDS[0], path)
+    assert result.load_notes[0].startswith(f"cell {number} (the `softmax` cell) does not parse: line 2: ")
+    assert result.load_error is None
+
+
+def test_a_notebook_without_code_cells_says_so(tmp_path):
+    path = tmp_path / COURSE.assignment(IDS[0]).notebook
+    path.write_text('{"cells": [{"cell_type": "markdown", "source": "my answers"}], "nbformat": 4}', encoding="utf-8")
+    result = grade_submission(COURSE, IDS[0], path)
+    assert result.score == 0 and result.load_error == f"{path.name} has no code cells: write your functions in the notebook's code cells"

@@ -158,6 +158,17 @@ def test_junit_of_an_unloaded_submission_has_an_error_per_question():
     assert all(e.text == NOT_LOADED.load_error for e in errors)
 
 
+@pytest.mark.parametrize("result", [RESULT, NOT_LOADED], ids=["graded", "not-loaded"])
+def test_junit_counts_are_the_elements_they_count(result):
+    root = junit_root(result)
+    for element in [root, *root.findall("testsuite")]:
+        cases = element.findall(".//testcase")
+        assert int(element.get("tests")) == len(cases)
+        assert int(element.get("failures")) == len(element.findall(".//failure"))
+        assert int(element.get("errors")) == len(element.findall(".//error"))
+    assert int(root.get("errors")) == (len(QUESTIONS) if result.load_error else 0)
+
+
 def test_text_report_mentions_diagnosis_id_and_hint():
     text = to_text(RESULT)
     assert f"[{NO_SCALE.id}]" in text and NO_SCALE.hint in text
@@ -177,7 +188,9 @@ def test_text_report_marks_questions_and_counts_tests():
 def test_text_report_header_and_footer():
     text = to_text(RESULT)
     assert text.startswith("hw1_scaled_attention: scaled_attention.py\nScore: 1.35 / 6\n")
-    assert "isolation: bubblewrap" in text and "grader 0.1.0" in text
+    assert "grader 0.1.0" in text
+    assert "isolation" not in text and "bubblewrap" not in text  # grader jargon: in the instructor's JSON only
+    assert to_dict(RESULT)["isolation"] == "bubblewrap"
 
 
 def test_json_dict_carries_every_field():

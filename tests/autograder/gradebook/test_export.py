@@ -68,12 +68,14 @@ def test_csv_has_the_header_and_one_row_per_student(tmp_path):
     path = write_csv(ROWS, ASSIGNMENTS, tmp_path / "out" / "gradebook.csv")
     with path.open(newline="", encoding="utf-8") as handle:
         lines = list(csv.reader(handle))
-    assert lines[0] == ["student", *ASSIGNMENTS, "total"]
-    assert lines[1:] == [
-        ["ada", "9.0", "7.5", "6.25", "22.75"],
-        ["ben", "0.0", "", "", "0.0"],
-        ["cy", "", "", "3.5", "3.5"],
+    assert lines[0] == ["student", *ASSIGNMENTS, "total", "missing"]
+    assert lines[1:] == [  # a missing assignment counts 0 in the total: its cell says 0, the last column names it
+        ["ada", "9.0", "7.5", "6.25", "22.75", ""],
+        ["ben", "0.0", "0.0", "0.0", "0.0", " ".join(ASSIGNMENTS[1:])],
+        ["cy", "0.0", "0.0", "3.5", "3.5", " ".join(ASSIGNMENTS[:2])],
     ]
+    for line in lines[1:]:
+        assert sum(map(float, line[1:-2])) == float(line[-2])
 
 
 def test_csv_quotes_student_ids_with_commas_and_quotes(tmp_path):
@@ -84,7 +86,7 @@ def test_csv_quotes_student_ids_with_commas_and_quotes(tmp_path):
     assert [(r["student"], r["hw1_scaled_attention"], r["total"]) for r in records] == [(student, "4.0", "4.0")]
 
 
-SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
+SAFE = re.compile(r"^[\w.-]+$")
 
 
 @pytest.mark.parametrize("student", ["../../etc", "..", ".", "a b/c", "/abs/path", "zoë", "王小明", "", "\x00\n", "caf\ufffd"])
@@ -102,6 +104,21 @@ def test_safe_name_keeps_ordinary_ids_and_replaces_runs_of_other_characters():
     assert safe_name("a b/c").startswith("a_b_c-")
     assert safe_name("../../etc").startswith("etc-")
     assert safe_name("").startswith("student-")
+
+
+@pytest.mark.parametrize("student", ["王小明", "Émile", "zoë", "Ñúñez-2", "Алёна"])
+def test_names_in_any_script_are_kept_as_they_are(student):
+    assert safe_name(student) == student
+
+
+def test_write_feedback_writes_students_csv_mapping_ids_to_their_folders(tmp_path):
+    students = ["王小明", "Émile", "a b/c", "=cmd"]
+    folders = write_feedback([_graded(s, "hw1_scaled_attention", 1.0) for s in students], tmp_path)
+    with (tmp_path / "students.csv").open(newline="", encoding="utf-8") as handle:
+        mapping = {row["student"].removeprefix("'"): row["folder"] for row in csv.DictReader(handle)}
+    assert set(mapping) == set(students)
+    assert {tmp_path / folder / "hw1_scaled_attention" for folder in mapping.values()} == set(folders)
+    assert mapping["王小明"] == "王小明" and mapping["Émile"] == "Émile"
 
 
 def test_ids_that_clean_to_the_same_name_get_different_folders():
@@ -150,4 +167,4 @@ def test_write_feedback_puts_a_hostile_id_inside_the_output_folder(tmp_path):
 def test_rows_of_assignments_no_longer_in_the_course_are_left_out_of_the_csv(tmp_path):
     rows = [make_row(student="ada", assignment="hw1", score=5.0), make_row(student="ada", assignment="hw_removed", score=3.0)]
     path = write_csv(rows, ["hw1"], tmp_path / "grades.csv")
-    assert path.read_text(encoding="utf-8").splitlines() == ["student,hw1,total", "ada,5.0,5.0"]
+    assert path.read_text(encoding="utf-8").splitlines() == ["student,hw1,total,missing", "ada,5.0,5.0,"]

@@ -294,13 +294,12 @@ def test_prints_do_not_corrupt_results_and_are_captured_truncated(zoo):
     "source, words",
     [
         ("def f(:\n    pass\n", "SyntaxError"),
-        ("import module_that_does_not_exist\n", "No module named 'module_that_does_not_exist'"),
-        ("x = 1\nraise ValueError('top-level boom')\n", "line 2"),
+        ("def f():\n    pass\nreturn 1\n", "'return' outside function"),
         ("import sys\nsys.exit(0)\n", "sys.exit(0)"),
         ("import os\nos._exit(0)\n", "exited with status 0"),
-        ("import numpy as np\nnp.ones(3) @ np.ones(4)\n", "matmul"),
+        ("raise KeyboardInterrupt('not an Exception')\n", "KeyboardInterrupt"),
     ],
-    ids=["syntax", "import", "raise", "sys-exit", "os-exit", "numpy-error"],
+    ids=["syntax", "compile", "sys-exit", "os-exit", "base-exception"],
 )
 def test_import_failures_are_load_failed_with_a_reason(sandbox, source, words):
     with pytest.raises(LoadFailed) as failed:
@@ -308,12 +307,57 @@ def test_import_failures_are_load_failed_with_a_reason(sandbox, source, words):
     assert words in failed.value.student_message
 
 
+@pytest.mark.parametrize(
+    "source, line, error, module",
+    [
+        ("import module_that_does_not_exist\n", 1, "ModuleNotFoundError", "module_that_does_not_exist"),
+        ("import numpy as np\nimport matplotlib.pyplot as plt\n", 2, "ModuleNotFoundError", "matplotlib"),
+        ("x = 1\nraise ValueError('top-level boom')\n", 2, "ValueError", None),
+        ("import numpy as np\nnp.ones(3) @ np.ones(4)\n", 2, "ValueError", None),
+    ],
+    ids=["import", "dotted-import", "raise", "numpy-error"],
+)
+def test_a_top_level_statement_that_raises_is_skipped_and_the_functions_still_load(sandbox, source, line, error, module):
+    sub = sandbox(source + "\ndef f(x):\n    return x\n")
+    assert sub.call("f", np.array([1.0])).tolist() == [1.0]
+    assert [(s.line, s.error, s.module) for s in sub.skipped] == [(line, error, module)]
+
+
+def test_statements_after_a_skipped_one_still_run_in_order_and_future_imports_hold(sandbox):
+    sub = sandbox(
+        """\
+        from __future__ import annotations
+        import matplotlib.pyplot as plt
+        fig = plt.figure()
+        SCALE = 2.0
+
+        def f(x: NotDefinedAnywhere) -> NotDefinedEither:
+            return x * SCALE
+        """
+    )
+    assert sub.call("f", np.array([1.5])).tolist() == [3.0]
+    assert [(s.line, s.error) for s in sub.skipped] == [(2, "ModuleNotFoundError"), (3, "NameError")]
+    assert "plt" in sub.skipped[1].message
+
+
+def test_a_module_that_loads_cleanly_reports_nothing_skipped(sandbox):
+    sub = sandbox("def f(x):\n    return x\n")
+    sub.call("f", np.array([1.0]))
+    assert sub.skipped == () and sub.skipped_more == 0
+
+
+def test_only_so_many_skipped_statements_are_listed_and_the_rest_counted(sandbox):
+    sub = sandbox("".join(f"raise ValueError({i})\n" for i in range(25)) + "def f(x):\n    return x\n")
+    sub.call("f", np.array([1.0]))
+    assert len(sub.skipped) == 20 and sub.skipped_more == 5
+
+
 def test_a_failed_load_is_remembered_without_new_workers(sandbox):
-    sub = make_submission("raise RuntimeError('once')\n")
+    sub = make_submission("import sys\nprint('once')\nsys.exit(3)\n")
     try:
         with pytest.raises(LoadFailed):
             sub.start()
-        with pytest.raises(LoadFailed, match="once"):
+        with pytest.raises(LoadFailed, match="sys.exit"):
             sub.call("anything")
         assert sub.worker_pid is None
     finally:

