@@ -233,9 +233,9 @@ def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint,
                     workers[workers.index(worker)] = worker = start()
                     selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
                 worker.current = None
-                _record(book, summary, row, on_progress)
-                if queue:
+                if queue:  # the next entry first: the grading process works while the row is committed
                     worker.send(*queue.pop())
+                _record(book, summary, row, on_progress)
     except KeyboardInterrupt:  # what was recorded stays; the entries being graded are dropped, not recorded as errors
         for worker in workers:
             worker.process.kill()

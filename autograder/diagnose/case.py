@@ -16,7 +16,7 @@ import numpy as np
 
 from attn_reference.contract import Contract
 from autograder.errors import SubmissionError
-from autograder.grade.compare import Parts, Raised, Tolerance, contract, reference_function, run, same_values, split
+from autograder.grade.compare import Parts, Raised, Tolerance, contract, reference_function, reference_signature, run, same_values, split
 
 #: Most extra calls into the student's function one case may make while diagnosing.
 MAX_STUDENT_CALLS = 6
@@ -24,7 +24,7 @@ MAX_STUDENT_CALLS = 6
 
 def reference_parameters(function: str) -> list[str]:
     """The names of the reference's documented parameters (not the keyword-only dependencies)."""
-    signature = inspect.signature(reference_function(function))
+    signature = reference_signature(function)
     return [p.name for p in signature.parameters.values() if p.kind is not inspect.Parameter.KEYWORD_ONLY]
 
 
@@ -66,7 +66,7 @@ class Case:
     @property
     def arguments(self) -> dict:
         """The documented arguments by name, defaults filled in."""
-        bound = inspect.signature(reference_function(self.function)).bind(*self.args, **self.kwargs)
+        bound = reference_signature(self.function).bind(*self.args, **self.kwargs)
         bound.apply_defaults()
         return {name: bound.arguments[name] for name in reference_parameters(self.function)}
 

@@ -12,9 +12,10 @@ suite that uses anything else (other fixtures, classes, setup functions, other m
 
 from __future__ import annotations
 
+import enum
+import functools
 import importlib.util
 import inspect
-import enum
 import itertools
 import re
 import sys
@@ -26,6 +27,7 @@ from typing import Callable
 from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, question_of, test_result
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
+from autograder.file_stamp import CACHED_PER_KIND, stamps
 
 #: Fixtures the engine provides; a test asking for any other one needs pytest.
 FIXTURES = ("submission", "tol", "draw")
@@ -52,6 +54,7 @@ class Case:
     function: Callable
     params: dict = field(default_factory=dict)
     marks: tuple = ()
+    fixtures: tuple[str, ...] = ()
 
     def mark(self, name: str):
         """The closest mark of this name (the case's own first, then the function's), or None."""
@@ -130,14 +133,16 @@ def _cases_of(module_file: str, name: str, function, module_marks: list) -> list
     given = {n for names, _ in parameters for n in names}
     if wanted - given - set(FIXTURES):
         raise Unsupported(f"{name} asks for fixtures {sorted(wanted - given - set(FIXTURES))}")
+    fixtures = tuple(f for f in FIXTURES if f in wanted and f not in given)
     if not parameters:
-        return [Case(f"{module_file}::{name}", name, function, {}, plain_marks)]
+        return [Case(f"{module_file}::{name}", name, function, {}, plain_marks, fixtures)]
     cases = []
     for combination in itertools.product(*(sets for _, sets in parameters)):
         case_id = "-".join(case_id for case_id, _, _ in combination)
         params = {k: v for _, values, _ in combination for k, v in values.items()}
         own = tuple(m for _, _, case_marks in combination for m in case_marks)
-        cases.append(Case(f"{module_file}::{name}[{case_id}]", f"{name}[{case_id}]", function, params, own + plain_marks))
+        cases.append(Case(f"{module_file}::{name}[{case_id}]", f"{name}[{case_id}]", function, params, own + plain_marks,
+                          fixtures))
     return cases
 
 
@@ -175,20 +180,27 @@ def _tests_of(module: types.ModuleType) -> list[tuple[str, Callable]]:
 def plan(test_files: list[Path]) -> list[Case]:
     """Every case of the suite, in pytest's order: files sorted as given, tests as defined, parameters expanded.
 
+    A process grading many submissions plans a suite once, while its files stay the same.
+
     Raises
     ------
     Unsupported
         When a file needs pytest itself.
     """
+    return list(_plan(stamps(test_files)))
+
+
+@functools.lru_cache(maxsize=CACHED_PER_KIND)
+def _plan(files: tuple) -> tuple[Case, ...]:
     cases = []
-    for path in test_files:
+    for path, _ in files:
         module = _import(Path(path))
         module_marks = _marks_of(module)
         if any(m.name == "parametrize" for m in module_marks):
             raise Unsupported("module-level parametrize")
         for name, function in _tests_of(module):
             cases += _cases_of(Path(path).name, name, function, module_marks)
-    return cases
+    return tuple(cases)
 
 
 def _outcome_exceptions() -> tuple[type[BaseException], ...]:
@@ -196,6 +208,16 @@ def _outcome_exceptions() -> tuple[type[BaseException], ...]:
     import pytest
 
     return (Exception, pytest.skip.Exception, pytest.fail.Exception)
+
+
+def _arguments(case: Case, subject: Subject, tolerance, seed: int) -> dict:
+    """The case's parameters and the fixtures it asks for (``draw`` fresh for this case)."""
+    from autograder.grade.draw import Draw
+
+    provided = {"submission": subject, "tol": tolerance}
+    if "draw" in case.fixtures:
+        provided["draw"] = Draw(seed, case.nodeid)
+    return {**{name: provided[name] for name in case.fixtures}, **case.params}
 
 
 def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_assertions: bool) -> list[TestResult]:
@@ -207,18 +229,14 @@ def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_
         The first grader error a case ended with (see
         :func:`~autograder.engine.outcome.grader_error_of`), after the run.
     """
-    from autograder.grade.draw import Draw
     import pytest
 
     catchable, results, grader_error = _outcome_exceptions(), [], None
     for case in cases:
         subject.start_test(question_of(case.mark(QUESTION_MARKER)))
-        fixtures = {"submission": subject, "tol": tolerance, "draw": Draw(seed, case.nodeid)}
-        wanted = inspect.signature(case.function).parameters
-        arguments = {**{k: v for k, v in fixtures.items() if k in wanted}, **case.params}
         error = None
         try:
-            case.function(**arguments)
+            case.function(**_arguments(case, subject, tolerance, seed))
         except catchable as raised:
             error = raised
         grader_error = grader_error or grader_error_of(error, case.nodeid, show_assertions)

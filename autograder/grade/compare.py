@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -68,6 +70,18 @@ def reference_function(function: str) -> Callable:
     return implementation
 
 
+@functools.lru_cache(maxsize=None)
+def reference_signature(function: str) -> inspect.Signature:
+    """The signature of ``attn_reference.<function>`` (computed once: diagnoses bind many calls to it).
+
+    Raises
+    ------
+    GraderError
+        When ``function`` is not a graded reference function.
+    """
+    return inspect.signature(reference_function(function))
+
+
 def contract(function: str) -> Contract:
     """The documented contract of the graded ``function``.
 
@@ -112,12 +126,26 @@ def numeric(array: np.ndarray) -> bool:
     return array.dtype.kind in "biuf"
 
 
+def close(actual: np.ndarray, expected: np.ndarray, tol: Tolerance, equal_nan: bool = False) -> np.ndarray:
+    """``np.isclose(actual, expected, tol.rtol, tol.atol, equal_nan)`` for float64 arrays.
+
+    The same rule (``|actual - expected| <= atol + rtol |expected|`` where both are finite,
+    equal infinities close, NaN close to NaN only with ``equal_nan``), without the general
+    function's argument handling: grading compares thousands of small arrays.
+    """
+    with np.errstate(all="ignore"):
+        within = np.abs(actual - expected) <= tol.atol + tol.rtol * np.abs(expected)
+        result = (within & np.isfinite(actual) & np.isfinite(expected)) | (actual == expected)
+    if equal_nan:
+        result |= np.isnan(actual) & np.isnan(expected)
+    return result
+
+
 def mismatched(expected: np.ndarray, actual: np.ndarray, tol: Tolerance) -> np.ndarray:
     """Boolean array: where ``actual`` is not close to a defined (non-NaN) ``expected``."""
     expected = expected.astype(np.float64)
     actual = actual.astype(np.float64)
-    with np.errstate(all="ignore"):
-        return ~np.isnan(expected) & ~np.isclose(actual, expected, rtol=tol.rtol, atol=tol.atol)
+    return ~np.isnan(expected) & ~close(actual, expected, tol)
 
 
 def agrees(expected: Parts, actual: Parts, tol: Tolerance) -> bool:
@@ -134,12 +162,11 @@ def same_values(one: Parts, other: Parts, tol: Tolerance) -> bool:
     """Same structure and shapes, and close values with NaN matching NaN (two wrong results alike)."""
     if one.is_tuple != other.is_tuple or len(one.arrays) != len(other.arrays):
         return False
-    with np.errstate(all="ignore"):
-        return all(
-            a.shape == b.shape and numeric(a) and numeric(b)
-            and np.isclose(a.astype(np.float64), b.astype(np.float64), rtol=tol.rtol, atol=tol.atol, equal_nan=True).all()
-            for a, b in zip(one.arrays, other.arrays)
-        )
+    return all(
+        a.shape == b.shape and numeric(a) and numeric(b)
+        and close(a.astype(np.float64), b.astype(np.float64), tol, equal_nan=True).all()
+        for a, b in zip(one.arrays, other.arrays)
+    )
 
 
 class DifferenceKind(enum.Enum):

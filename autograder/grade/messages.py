@@ -6,8 +6,6 @@ the hidden inputs' values.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from autograder.grade.compare import (
@@ -16,7 +14,7 @@ from autograder.grade.compare import (
     Tolerance,
     contract,
     mismatched,
-    reference_function,
+    reference_signature,
 )
 
 #: Digits shown for a number in messages.
@@ -73,7 +71,7 @@ def first_mismatch(expected: np.ndarray, actual: np.ndarray, tol: Tolerance) -> 
 def input_shapes(function: str, args: tuple, kwargs: dict) -> str:
     """The inputs' shapes and integer values, e.g. ``"Q (2, 5, 4), num_heads=2"``."""
     try:
-        bound = inspect.signature(reference_function(function)).bind(*args, **kwargs)
+        bound = reference_signature(function).bind(*args, **kwargs)
     except TypeError:
         return ""
     described = []
@@ -92,7 +90,7 @@ def distribution_axis(function: str, args: tuple, kwargs: dict) -> tuple[int, in
         return None
     axis = distribution.axis
     if isinstance(axis, str):
-        bound = inspect.signature(reference_function(function)).bind(*args, **kwargs)
+        bound = reference_signature(function).bind(*args, **kwargs)
         bound.apply_defaults()
         axis = bound.arguments[axis]
     return distribution.output, int(axis)

@@ -3,13 +3,18 @@
 A *message* is one frame::
 
     MAGIC (4 bytes) | header length (uint32) | array count (uint32) | header (UTF-8 JSON)
-    then, per array: array length (uint64) | the array in ``.npy`` format
+    then, per array: array length (uint64) | the array
 
-Arrays are written with ``np.save(..., allow_pickle=False)`` and read back only with
-``np.load(..., allow_pickle=False)`` after their ``.npy`` header has been checked, so
-nothing from the other side is ever unpickled or evaluated. The reader bounds every
-length before it allocates, which keeps a hostile worker from making the grader
-allocate unbounded memory.
+and an array is::
+
+    dtype code length (uint8) | dtype code (ASCII, e.g. ``<f8``) | ndim (uint8)
+    | shape (ndim x uint64) | the values, C order
+
+(all integers big-endian). A dtype code is read only when it is a plain type code, its
+kind must be an accepted one, and the values must fill exactly what the shape promises;
+the values are then copied out of the bytes. Nothing from the other side is ever
+unpickled or evaluated. The reader bounds every length before it allocates, which keeps
+a hostile worker from making the grader allocate unbounded memory.
 
 Values inside a header are plain JSON (``None``, bools, ints, floats, strings) or tagged
 objects: ``{"t": "array", "i": 0}`` (the first array of the message), ``{"t": "scalar",
@@ -22,9 +27,9 @@ The worker imports this module too, so it depends on the standard library and nu
 
 from __future__ import annotations
 
-import io
 import json
 import math
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +43,12 @@ MAGIC = b"ATN1"
 _PREFIX = struct.Struct("!II")
 #: Length prefix of each array, big-endian uint64.
 _ARRAY_LENGTH = struct.Struct("!Q")
+#: An array's dtype code length and its number of dimensions: one byte each.
+_CODE_LENGTH = struct.Struct("!B")
+_NDIM = struct.Struct("!B")
+#: What a dtype code may look like: byte order, kind letter, size, and a datetime unit
+#: (parsed only so such an array is refused by its kind, with its name).
+_DTYPE_CODE = re.compile(r"[<>|=][a-zA-Z][0-9]{0,3}(\[[a-z]{1,2}\])?")
 
 KIB = 1024
 MIB = KIB * KIB
@@ -172,54 +183,65 @@ def check_dtype(dtype: np.dtype, kinds: str) -> None:
 
 
 def encode_array(array: np.ndarray) -> bytes:
-    """The ``.npy`` bytes of ``array`` (never pickled).
+    """The wire bytes of ``array`` (see the module docstring; never pickled).
 
     Raises
     ------
     ValueError
-        For object arrays, which cannot be saved without pickling.
+        For object and structured arrays, which have no plain type code.
     """
-    buffer = io.BytesIO()
-    np.save(buffer, np.asarray(array), allow_pickle=False)
-    return buffer.getvalue()
+    array = np.asarray(array)  # not ascontiguousarray: it turns a 0-d array into a 1-d one
+    code = array.dtype.str.encode("ascii")
+    if array.dtype.hasobject or array.dtype.fields is not None or not _DTYPE_CODE.fullmatch(array.dtype.str):
+        raise ValueError(f"cannot send {describe_dtype(array.dtype)} values")
+    shape = struct.pack(f"!{array.ndim}Q", *array.shape)
+    return b"".join((_CODE_LENGTH.pack(len(code)), code, _NDIM.pack(array.ndim), shape, array.tobytes(order="C")))
 
 
-def _read_npy_header(stream: io.BytesIO) -> tuple[tuple[int, ...], np.dtype]:
-    """Shape and dtype from a ``.npy`` header (parsed by numpy without eval)."""
-    version = np.lib.format.read_magic(stream)
-    if version == (1, 0):
-        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-    elif version == (2, 0):
-        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-    else:
-        raise ProtocolError(f"unsupported .npy version {version}")
-    return shape, dtype
+def _array_header(data: bytes) -> tuple[np.dtype, tuple[int, ...], int]:
+    """(dtype, shape, offset of the values) of one array's bytes.
+
+    Raises
+    ------
+    ProtocolError
+        When the header is truncated or its dtype code is not a plain type code.
+    """
+    try:
+        (code_length,) = _CODE_LENGTH.unpack_from(data, 0)
+        code = data[_CODE_LENGTH.size:_CODE_LENGTH.size + code_length].decode("ascii")
+        offset = _CODE_LENGTH.size + code_length
+        (ndim,) = _NDIM.unpack_from(data, offset)
+        shape = struct.unpack_from(f"!{ndim}Q", data, offset + _NDIM.size)
+    except (struct.error, UnicodeDecodeError) as error:
+        raise ProtocolError(f"malformed array header: {error}") from None
+    if not _DTYPE_CODE.fullmatch(code):
+        raise ProtocolError(f"malformed array header: dtype code {code!r}")
+    try:
+        dtype = np.dtype(code)
+    except TypeError as error:
+        raise ProtocolError(f"malformed array header: {error}") from None
+    return dtype, shape, offset + _NDIM.size + 8 * ndim
 
 
 def decode_array(data: bytes, kinds: str = RESULT_KINDS) -> np.ndarray:
-    """Read one ``.npy`` payload after checking its dtype and its exact size.
+    """Read one array after checking its dtype and its exact size.
 
     Raises
     ------
     RejectedArray
         When the dtype is not one of ``kinds``.
     ProtocolError
-        When the payload is not a well-formed ``.npy`` whose length matches its header.
+        When the payload is malformed or its length does not match its header.
     """
-    stream = io.BytesIO(data)
-    try:
-        shape, dtype = _read_npy_header(stream)
-    except (ValueError, SyntaxError, TypeError) as error:
-        raise ProtocolError(f"malformed .npy header: {error}") from None
+    dtype, shape, offset = _array_header(data)
     check_dtype(dtype, kinds)
-    expected = stream.tell() + math.prod(shape) * dtype.itemsize
+    expected = offset + math.prod(shape) * dtype.itemsize
     if expected != len(data):
-        raise ProtocolError(f".npy payload has {len(data)} bytes, its header promises {expected}")
-    stream.seek(0)
+        raise ProtocolError(f"array payload has {len(data)} bytes, its header promises {expected}")
     try:
-        return np.load(stream, allow_pickle=False)
-    except (ValueError, OSError) as error:
-        raise ProtocolError(f"unreadable .npy payload: {error}") from None
+        return np.frombuffer(data, dtype, offset=offset, count=math.prod(shape)).reshape(shape).copy()
+    except ValueError as error:  # e.g. more dimensions than numpy has
+        raise ProtocolError(f"unreadable array: {error}") from None
 
 
 def encode_message(header: dict, arrays: list[np.ndarray] | tuple[np.ndarray, ...] = ()) -> bytes:

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
+from autograder.file_stamp import CACHED_PER_KIND, stamps
 from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, extract_notebook, notebook_to_module
@@ -107,10 +108,14 @@ def notebook_code_digest(code: str) -> str:
 
 
 def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
-    """The stubs of a built release folder (missing files are simply unknown)."""
+    """The stubs of a built release folder (missing files are simply unknown); read once while the files stay the same."""
     functions = tuple(functions) if functions is not None else None
-    module = release_dir / module_file
-    notebook = release_dir / notebook_file
+    module, notebook = release_dir / module_file, release_dir / notebook_file
+    return _release_stubs(module, notebook, functions, stamps((module, notebook)))
+
+
+@functools.lru_cache(maxsize=CACHED_PER_KIND)
+def _release_stubs(module: Path, notebook: Path, functions: tuple[str, ...] | None, _stamps: tuple) -> ReleaseStubs:
     module_text = module.read_text(encoding="utf-8") if module.is_file() else None
     try:
         notebook_code = notebook_to_module(notebook.read_text(encoding="utf-8"), functions) if notebook.is_file() else None

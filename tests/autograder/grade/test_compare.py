@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import attn_reference
 from autograder.errors import GraderError
@@ -13,6 +15,7 @@ from autograder.grade.compare import (
     Raised,
     Tolerance,
     agrees,
+    close,
     contract,
     find_difference,
     mismatched,
@@ -195,3 +198,25 @@ def test_run_keeps_the_exception_an_implementation_raised():
 
     result = run(rejects, (np.ones(2),), {})
     assert isinstance(result, Raised) and result.error is error
+
+
+SPECIAL = st.sampled_from([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-300, 1e300])
+FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=64), SPECIAL)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(FLOATS, FLOATS), min_size=1, max_size=12),
+    rtol=st.sampled_from([0.0, 1e-7, 1e-5, 1e-2]),
+    atol=st.sampled_from([0.0, 1e-12, 1e-8, 1e-3]),
+    equal_nan=st.booleans(),
+)
+def test_close_decides_exactly_like_numpy_isclose(pairs, rtol, atol, equal_nan):
+    actual, expected = (np.array(values, dtype=np.float64) for values in zip(*pairs))
+    with np.errstate(all="ignore"):
+        near = expected + (np.abs(expected) * rtol + atol) * 0.999  # pairs on the edge of the tolerance, too
+    for other in (actual, near):
+        np.testing.assert_array_equal(
+            close(other, expected, Tolerance(rtol, atol), equal_nan),
+            np.isclose(other, expected, rtol=rtol, atol=atol, equal_nan=equal_nan),
+        )

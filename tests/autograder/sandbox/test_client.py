@@ -203,17 +203,16 @@ def _frame(header: dict | bytes, payloads: list[bytes]) -> bytes:
     return b"".join(parts)
 
 
-def _npy_header(descr: str, shape: tuple[int, ...]) -> bytes:
-    text = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode()
-    text += b" " * (-(len(text) + 11) % 64) + b"\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text
+def _array_header(code: str, shape: tuple[int, ...]) -> bytes:
+    """An array's header on the wire, written by hand (see autograder.sandbox.protocol)."""
+    return struct.pack("!B", len(code)) + code.encode("ascii") + struct.pack(f"!B{len(shape)}Q", len(shape), *shape)
 
 
 RESULT = {"ok": True, "result": {"t": "array", "i": 0}}
 
 FORGERIES = {
     "huge-array": (protocol.MAGIC + struct.pack("!II", 2, 1) + b"{}" + struct.pack("!Q", 2**60), BadReturn, "bytes"),
-    "object-array": (_frame(RESULT, [_npy_header("|O", (1,)) + b"\0" * 8]), BadReturn, "object"),
+    "object-array": (_frame(RESULT, [_array_header("|O", (1,)) + b"\0" * 8]), BadReturn, "object"),
     "complex-array": (_frame(RESULT, [protocol.encode_array(np.ones(2) + 1j)]), BadReturn, "complex128"),
     "huge-header": (protocol.MAGIC + struct.pack("!II", 2**31, 0), WorkerCrashed, "header"),
     "garbage": (b"\x00" * 64, WorkerCrashed, "magic"),
@@ -285,7 +284,7 @@ def test_a_reply_larger_than_the_call_can_return_is_refused_before_it_is_read(sa
             while view:
                 view = view[os.write(OUT, view):]
         def forge(x):
-            npy = {_npy_header("<f8", (FORGED_REPLY_MB * 2**20 // 8,))!r}
+            npy = {_array_header("<f8", (FORGED_REPLY_MB * 2**20 // 8,))!r}
             header = json.dumps({{"id": request_id(), "ok": True, "result": {{"t": "array", "i": 0}},
                                   "observed": {{"mutated": [], "returned": {{"container": None, "parts": ["ndarray"]}}}}}}).encode()
             write_all(b"ATN1" + struct.pack("!II", len(header), 1) + header + struct.pack("!Q", len(npy) + {FORGED_REPLY_MB} * 2**20) + npy)
