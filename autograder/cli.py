@@ -5,7 +5,6 @@ Subcommands import what they need when they run, so each starts fast.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -16,14 +15,17 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     CourseCommandError,
     Interrupted,
     IntList,
+    LazyHelpCommand,
+    RegistryChoice,
     common_options,
+    run_and_exit,
     course_file,
     course_given,
     is_quiet,
     load_ctx_course,
 )
 from autograder.check.command import check as check_command
-from autograder.grade.report import FORMATS
+from autograder.grade.formats import FORMATS
 from autograder.languages import file_names_in_every_language
 
 #: The command group class (kept under its first name).
@@ -404,9 +406,13 @@ def _export_targets() -> dict:
     return TARGETS
 
 
-@main.command(name="export", help="Export the course to TARGET (all assignments by default): " + "; ".join(
-    f"{name}, {target.description}" for name, target in _export_targets().items()) + ". Exports are generated, never edited.")
-@click.argument("target", type=click.Choice(list(_export_targets())))
+def _export_help() -> str:
+    return "Export the course to TARGET (all assignments by default): " + "; ".join(
+        f"{name}, {target.description}" for name, target in _export_targets().items()) + ". Exports are generated, never edited."
+
+
+@main.command(name="export", cls=LazyHelpCommand, help=_export_help)
+@click.argument("target", type=RegistryChoice(_export_targets))
 @click.argument("assignment_ids", nargs=-1)
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="The folder to write the export into.")
 @click.option("--force", is_flag=True, help="Replace the contents of a non-empty --out folder.")
@@ -430,5 +436,10 @@ def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: 
     click.echo(f"{target}: {len(written)} files in {out}")
 
 
+def run() -> None:
+    """The ``attn-course`` program (see :func:`~autograder.cli_common.run_and_exit`)."""
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -9,7 +9,10 @@ not apply) are click's, exit 2.
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
@@ -62,6 +65,62 @@ class CommandGroup(click.Group):
             raise CourseCommandError(str(error)) from None
         except KeyboardInterrupt:
             raise Interrupted(KEPT_WHEN_INTERRUPTED.get(ctx.invoked_subcommand, NOTHING_KEPT)) from None
+
+
+def run_and_exit(command: click.Command) -> None:
+    """Run ``command`` as the program, then exit without tearing the interpreter down.
+
+    Python's own shutdown (finalizing numpy, pydantic and a few hundred modules) takes
+    longer than some whole commands' work. Once the command has finished, its output is
+    flushed and the ``atexit`` handlers (killing spare workers, removing private folders)
+    run as usual; only the teardown of modules is skipped. An uncaught exception still
+    ends the program the ordinary way, with its traceback.
+    """
+    try:
+        command.main()
+    except SystemExit as end:
+        code = end.code
+    else:
+        code = 0
+    if not isinstance(code, int):
+        if code is not None:
+            print(code, file=sys.stderr)
+        code = 0 if code is None else 1
+    atexit._run_exitfuncs()  # noqa: SLF001 - the handlers os._exit would otherwise skip
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be written anyway
+            pass
+    os._exit(code)
+
+
+class RegistryChoice(click.Choice):
+    """A choice among the names of a registry that is loaded only when the choices are needed.
+
+    ``load_registry`` returns the registry (name -> entry); ``--help`` and parsing call it,
+    so merely starting the command line imports none of the registry's modules.
+    """
+
+    def __init__(self, load_registry: Callable[[], Mapping[str, object]]):
+        self._load_registry = load_registry
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self._load_registry())
+
+
+class LazyHelpCommand(click.Command):
+    """A command whose help may be a function, called only when the help is shown (it may list a registry)."""
+
+    @property
+    def help(self) -> str | None:
+        return self._help() if callable(self._help) else self._help
+
+    @help.setter
+    def help(self, value) -> None:
+        self._help = value
 
 
 def _set_course(ctx: click.Context, _param, value: Path | None) -> None:

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 from autograder.grade.record import from_record
-from autograder.grade.report import FORMATS, question_feedback
+from autograder.grade.formats import FORMATS
+from autograder.grade.report import question_feedback
 from autograder.grade.result import GradeResult
 
 #: The registered report format students receive as results.json.

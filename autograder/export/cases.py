@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine.runner import PYTEST_ARGS, QUESTION_MARKER
+from autograder.engine.outcome import QUESTION_MARKER
+from autograder.engine.pytest_runner import PYTEST_ARGS
 from autograder.errors import GraderError
 from autograder.paths import HIDDEN_TESTS_DIR
 

@@ -1,16 +1,14 @@
 """Render a :class:`GradeResult` as text, JSON, Gradescope ``results.json`` or JUnit XML.
 
-The formats are held as data in :data:`FORMATS`, the one registry the command line, the
-gradebook's feedback files and the exports derive from; each renders a pure function of
-the result.
+The formats are held as data in :data:`autograder.grade.formats.FORMATS`, the one registry
+the command line, the gradebook's feedback files and the exports derive from; each renders
+a pure function of the result.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Callable
 from xml.etree import ElementTree
 
 from autograder.grade.record import TIME_DECIMALS, to_record
@@ -180,48 +178,3 @@ def to_junit(result: GradeResult) -> str:
         _count_attributes(suite)
     _count_attributes(root)
     return ElementTree.tostring(root, encoding="unicode") + "\n"
-
-
-def to_html(result: GradeResult) -> str:
-    """One self-contained HTML page with pictures (:mod:`autograder.grade.html_report`, imported when used)."""
-    from autograder.grade.html_report import to_html as render
-
-    return render(result)
-
-
-@dataclass(frozen=True)
-class Format:
-    """A way to render a result: its name on the command line, what it is, and the file it goes to.
-
-    Attributes
-    ----------
-    name : str
-        ``--format`` value.
-    render : callable
-        ``render(result) -> str``.
-    description : str
-        One line for ``--help``.
-    feedback_file : str or None
-        The file name it has in a student's feedback folder, when students receive it
-        (None: for the instructor only, e.g. it holds the seed).
-    """
-
-    name: str
-    render: Callable[[GradeResult], str]
-    description: str
-    feedback_file: str | None = None
-
-
-#: Every report format, by name: the CLI's choices, the gradebook's feedback files and the exports derive from it.
-FORMATS: dict[str, Format] = {
-    f.name: f
-    for f in (
-        Format("text", to_text, "a readable report, one block per question", "feedback.txt"),
-        Format("json", to_json, "every field of the result (the instructor's record, with the run's seed)"),
-        Format("gradescope", to_gradescope, "Gradescope's results.json", "results.json"),
-        Format("junit", to_junit, "JUnit XML, one testcase per test (for CI dashboards)"),
-        Format("html", to_html, "one self-contained HTML page with pictures, readable on a phone", "feedback.html"),
-    )
-}
-#: Name -> render function (kept for callers of the first version).
-FORMATTERS: dict[str, Callable[[GradeResult], str]] = {name: f.render for name, f in FORMATS.items()}

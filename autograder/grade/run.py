@@ -13,6 +13,7 @@ from pathlib import Path
 
 from autograder.config import Assignment, Course
 from autograder.engine import TestResult, run_suite
+from autograder.engine.runner import prepare_suite
 from autograder.errors import LoadFailed
 from autograder.grade.load_notes import load_notes
 from autograder.grade.tolerance import Tolerance
@@ -64,6 +65,7 @@ def run_on_submission(
     except LoadFailed as error:
         return SuiteRun(origin=Path(path).name, load_error=error.student_message)
     tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)
+    prepare_suite(test_files)  # the suite's imports overlap the start of a prestarted worker
     with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
         try:
             worker.start()

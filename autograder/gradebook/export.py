@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 
 from autograder.grade.record import from_record
-from autograder.grade.report import FORMATS
+from autograder.grade.formats import FORMATS
 from autograder.gradebook.store import GradebookRow
 from autograder.scoring import SCORE_DECIMALS
 from autograder.student_text import clean_text, spreadsheet_safe

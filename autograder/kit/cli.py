@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from autograder import __version__
 from autograder.check.command import check
-from autograder.cli_common import CommandGroup, common_options
+from autograder.cli_common import CommandGroup, common_options, run_and_exit
 
 
 @click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,5 +21,10 @@ def main(ctx: click.Context) -> None:
 main.add_command(check)
 
 
+def run() -> None:
+    """The kit's ``attn-course`` program (see :func:`~autograder.cli_common.run_and_exit`)."""
+    run_and_exit(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -24,7 +24,7 @@ from autograder.errors import GraderError
 KIT_DISTRIBUTION = "attn-course-kit"
 #: The command it installs, and the function behind it.
 KIT_COMMAND = "attn-course"
-KIT_ENTRY_POINT = "autograder.kit.cli:main"
+KIT_ENTRY_POINT = "autograder.kit.cli:run"
 #: The modules of the autograder package the kit holds (paths relative to the package's parent folder).
 KIT_MODULES = (
     "autograder/__init__.py",
@@ -47,6 +47,7 @@ KIT_MODULES = (
     "autograder/engine/direct.py",
     "autograder/engine/outcome.py",
     "autograder/engine/pytest.ini",
+    "autograder/engine/pytest_runner.py",
     "autograder/engine/results.py",
     "autograder/engine/runner.py",
     "autograder/engine/subject.py",
@@ -68,6 +69,7 @@ KIT_MODULES = (
     "autograder/sandbox/cgroups.py",
     "autograder/sandbox/client.py",
     "autograder/sandbox/confine.py",
+    "autograder/sandbox/control.py",
     "autograder/sandbox/forkserver.py",
     "autograder/sandbox/host.py",
     "autograder/sandbox/isolation.py",

@@ -1,6 +1,6 @@
 """The fork server, inside the sandbox: one freshly forked, confined worker per submission.
 
-It serves :class:`~autograder.sandbox.protocol.ZygoteOp` requests on its control socket
+It serves :class:`~autograder.sandbox.control.ZygoteOp` requests on its control socket
 (see :mod:`autograder.sandbox.zygote` for the grader's side) and never runs student code
 itself. Standard library only (numpy is imported by the worker module that starts it).
 """
@@ -13,10 +13,10 @@ import socket
 from collections.abc import Callable
 
 if __package__:
-    from . import confine, protocol, sweep
+    from . import confine, control, sweep
 else:  # inside the sandbox, the worker's modules sit side by side
     import confine
-    import protocol
+    import control
     import sweep
 
 #: Exit status of the server when the grader closes the control socket.
@@ -105,15 +105,15 @@ class ForkServer:
     def answer(self, request: dict, fds: list[int]) -> dict:
         """The answer to one request (``fds`` are the pipes a ``fork`` carries)."""
         op, pid = request.get("op"), request.get("pid")
-        if op == protocol.ZygoteOp.FORK and len(fds) == protocol.ZYGOTE_FDS:
+        if op == control.ZygoteOp.FORK and len(fds) == control.ZYGOTE_FDS:
             pid = _fork_worker(self.config, fds, self.control, self.serve)
             self.statuses[pid] = None
             return {"pid": pid}
         for fd in fds:
             os.close(fd)
-        if op == protocol.ZygoteOp.STATUS and pid in self.statuses:
+        if op == control.ZygoteOp.STATUS and pid in self.statuses:
             return {"returncode": returncode(self._status(pid, wait=False))}
-        if op == protocol.ZygoteOp.FINISH and pid in self.statuses:
+        if op == control.ZygoteOp.FINISH and pid in self.statuses:
             sweep_uid(self.config.get("uid"))
             code = returncode(self._status(pid, wait=True))
             del self.statuses[pid]
@@ -124,7 +124,7 @@ class ForkServer:
         """Answer requests until the grader closes the control socket."""
         while True:
             try:
-                message, fds, _, _ = socket.recv_fds(self.control, protocol.ZYGOTE_MESSAGE_BYTES, protocol.ZYGOTE_FDS)
+                message, fds, _, _ = socket.recv_fds(self.control, control.ZYGOTE_MESSAGE_BYTES, control.ZYGOTE_FDS)
             except OSError:
                 return EXIT_OK
             if not message:

@@ -89,24 +89,6 @@ class Op(StrEnum):
     PING = "ping"
 
 
-class ZygoteOp(StrEnum):
-    """Requests to the fork server (:mod:`~autograder.sandbox.forkserver`) on its control socket.
-
-    Each request is a JSON object ``{"id": n, "op": ..., ...}`` and its answer carries the
-    same ``id``: ``fork`` (with the new worker's three pipe fds attached) answers
-    ``{"pid": ...}``; ``status`` and ``finish`` (of ``"pid"``) answer ``{"returncode": ...}``.
-    """
-
-    FORK = "fork"
-    STATUS = "status"
-    FINISH = "finish"
-
-
-#: Largest control message of the fork server, either way.
-ZYGOTE_MESSAGE_BYTES = 4096
-#: The pipe fds a ``fork`` request carries: request read end, response write end, output write end.
-ZYGOTE_FDS = 3
-
 _TAG_ARRAY = "array"
 _TAG_SCALAR = "scalar"
 _TAG_TUPLE = "tuple"

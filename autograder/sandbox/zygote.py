@@ -30,7 +30,7 @@ from autograder.sandbox.host import WORKER_ENV
 from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.launcher import zygote_command
 from autograder.sandbox.process import close_quietly, kill_session, reaped, started
-from autograder.sandbox.protocol import ZYGOTE_MESSAGE_BYTES, ZygoteOp
+from autograder.sandbox.control import ZYGOTE_MESSAGE_BYTES, ZygoteOp
 
 #: Seconds the grader waits for the server's answer to one request before it replaces the server.
 ZYGOTE_ANSWER_TIMEOUT_S = 10.0

@@ -238,3 +238,37 @@ def test_ctrl_c_during_a_build_says_the_files_written_so_far_were_kept(monkeypat
     monkeypatch.setattr(autograder.build, "build_release", interrupted)
     result = run("build", "--check-only")
     assert result.exit_code == INTERRUPTED_EXIT and "interrupted: the release files written so far were kept" in result.stderr
+
+
+RUN_AND_EXIT_PROGRAM = '''
+import atexit, sys, click
+from autograder.cli_common import run_and_exit
+
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+
+@click.command()
+@click.argument("what")
+def program(what):
+    if what == "fail":
+        raise click.ClickException("it failed")
+    if what == "exit-3":
+        sys.exit(3)
+    for line in range(20000):
+        click.echo(f"line {line}")
+
+run_and_exit(program)
+'''
+
+
+@pytest.mark.parametrize("argv, code, stderr_has", [
+    (["print"], 0, ""), (["fail"], 1, "it failed"), ([], 2, "Missing argument"), (["exit-3"], 3, ""),
+])
+def test_run_and_exit_keeps_exit_codes_output_and_atexit_handlers(argv, code, stderr_has):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", RUN_AND_EXIT_PROGRAM, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == code, done.stderr
+    assert "atexit ran" in done.stderr and stderr_has in done.stderr
+    if argv == ["print"]:
+        assert done.stdout.splitlines()[-1] == "line 19999" and len(done.stdout.splitlines()) == 20000

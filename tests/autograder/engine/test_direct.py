@@ -14,7 +14,7 @@ from autograder.check.api import public_test_file
 from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.engine.direct import Unsupported, plan
-from autograder.engine.runner import PYTEST_ARGS, _forget_modules
+from autograder.engine.pytest_runner import PYTEST_ARGS, forget_modules
 from autograder.errors import GraderError
 from autograder.grade.api import hidden_test_files
 from autograder.grade.compare import Tolerance
@@ -45,7 +45,7 @@ def _pytest_nodeids(files) -> list[str]:
         try:
             pytest.main(args, plugins=[collected])
         finally:
-            _forget_modules(files)
+            forget_modules(files)
     return collected.nodeids
 
 

@@ -10,7 +10,7 @@ from autograder.demo.browser import open_page
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
 from autograder.grade.figures import VarianceRow, WeightsFigure
 from autograder.grade.html_report import to_html
-from autograder.grade.report import FORMATS
+from autograder.grade.formats import FORMATS
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
 from tests.chromium import chromium, coloured_share, page_problems  # noqa: F401 - chromium is a fixture

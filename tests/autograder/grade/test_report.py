@@ -8,7 +8,8 @@ from xml.etree import ElementTree
 import pytest
 
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
-from autograder.grade.report import FORMATTERS, to_dict, to_gradescope, to_gradescope_dict, to_junit, to_text
+from autograder.grade.formats import FORMATS
+from autograder.grade.report import to_dict, to_gradescope, to_gradescope_dict, to_junit, to_text
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
 
@@ -198,12 +199,12 @@ def test_json_dict_carries_every_field():
     assert (data["score"], data["raw_score"], data["max_score"], data["days_late"]) == (1.35, 3.0, 6.0, 1)
     assert data["import_violations"] == ["torch"]
     assert data["questions"][1]["tests"][0]["diagnoses"] == [NO_SCALE.id, WRONG_AXIS.id]
-    assert json.loads(FORMATTERS["json"](RESULT)) == data
+    assert json.loads(FORMATS["json"].render(RESULT)) == data
 
 
-def test_every_formatter_returns_text_ending_in_a_newline():
-    for name, formatter in FORMATTERS.items():
-        assert formatter(RESULT).endswith("\n"), name
+def test_every_format_returns_text_ending_in_a_newline():
+    for name, report_format in FORMATS.items():
+        assert report_format.render(RESULT).endswith("\n"), name
 
 
 def test_results_carried_forward_from_a_wrong_upstream_function_are_explained():

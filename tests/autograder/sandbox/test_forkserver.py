@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from autograder.sandbox import forkserver, protocol
+from autograder.sandbox import control as control_messages
+from autograder.sandbox import forkserver
 
 
 @pytest.fixture
@@ -23,15 +24,15 @@ def server():
 
 def _ask(control: socket.socket, request) -> dict:
     control.send(json.dumps(request).encode() if not isinstance(request, bytes) else request)
-    return json.loads(control.recv(protocol.ZYGOTE_MESSAGE_BYTES))
+    return json.loads(control.recv(control_messages.ZYGOTE_MESSAGE_BYTES))
 
 
 def test_answers_repeat_the_request_id_and_unknown_requests_are_refused(server):
-    assert _ask(server, {"id": 7, "op": protocol.ZygoteOp.STATUS, "pid": 12345}) == {"error": "bad request 'status'", "id": 7}
+    assert _ask(server, {"id": 7, "op": control_messages.ZygoteOp.STATUS, "pid": 12345}) == {"error": "bad request 'status'", "id": 7}
     assert _ask(server, {"id": 8, "op": "format the disk"})["id"] == 8
-    assert _ask(server, {"id": 9, "op": protocol.ZygoteOp.FORK}) == {"error": "bad request 'fork'", "id": 9}  # no pipes
+    assert _ask(server, {"id": 9, "op": control_messages.ZygoteOp.FORK}) == {"error": "bad request 'fork'", "id": 9}  # no pipes
 
 
 def test_a_request_that_is_not_json_is_refused_not_fatal(server):
     assert "error" in _ask(server, b"\xff not json")
-    assert _ask(server, {"id": 1, "op": protocol.ZygoteOp.FINISH, "pid": 1})["id"] == 1
+    assert _ask(server, {"id": 1, "op": control_messages.ZygoteOp.FINISH, "pid": 1})["id"] == 1
