@@ -61,7 +61,7 @@ export ATTN_COURSE_RELEASES="$SOURCE/assignments"
 mkdir -p "$ROOT/results"
 grade() {{
   "$BIN/attn-course" --course "$SOURCE/course.yml" grade {assignment} "$ROOT/submission" --single \\
-    --metadata "$ROOT/submission_metadata.json" --format gradescope --out "$RESULTS" "$@"
+    --metadata "$ROOT/submission_metadata.json" --format gradescope --lang {language} --out "$RESULTS" "$@"
 }}
 {fallback}
 grade_with_fallback || exit 1
@@ -122,7 +122,8 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
     release = build_release(context.course, assignment.id)
     with zipfile.ZipFile(path, "w") as archive:
         _add(archive, "setup.sh", SETUP_SH.replace("{wheel}", wheel.name), EXECUTABLE)
-        _add(archive, "run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, fallback=GRADE_WITH_FALLBACK),
+        _add(archive, "run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, fallback=GRADE_WITH_FALLBACK,
+                                                                language=context.feedback_language),
              EXECUTABLE)
         _add(archive, "requirements.txt", "\n".join(pinned_requirements()) + "\n")
         _add(archive, wheel.name, wheel.read_bytes())
