@@ -61,7 +61,7 @@ class ExportContext:
 
     def spec(self, assignment_id: str) -> GradingSpec:
         """The grading spec an export embeds for ``assignment_id``."""
-        return GradingSpec.of(self.course, assignment_id, self.seeds.get(assignment_id))
+        return GradingSpec.of(self.course, assignment_id, self.seeds.get(assignment_id), self.feedback_language)
 
     @property
     def assignments(self):

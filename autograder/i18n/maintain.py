@@ -27,6 +27,8 @@ PLURAL_FORMS = {"zh": "nplurals=1; plural=0;"}
 #: identifier (``split_heads``, ``key_padding_mask``, ``Q.shape[-1]``, ``np.sqrt(d_k)``) is code that a
 #: translation keeps as it is, not a mention of a concept.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+#: A number as templates write it: digits, a decimal part, an exponent (identifiers' digits, as in ``d_k2``, excluded).
+_NUMBER = re.compile(r"(?<![A-Za-z_0-9.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![A-Za-z_0-9])")
 _CODE = re.compile(r"[A-Za-z0-9_.]*(?:_[A-Za-z0-9]|[A-Za-z0-9]\.[A-Za-z])[A-Za-z0-9_.]*(?:\[[^\]]*\])?(?:\([^()]*\))?")
 #: Longest line of a written .po string before it is split (as msgmerge does).
 LINE_WIDTH = 76
@@ -103,10 +105,18 @@ def kit_entries(entries: list[PoEntry], used: dict) -> list[PoEntry]:
             for e in entries if not e.msgid or (e.msgid, e.msgid_plural) in used]
 
 
+def _numbers(text: str) -> list[str]:
+    """The numbers of a template outside its placeholders, sorted (``0.4519``, ``1e4``, ``3``)."""
+    return sorted(_NUMBER.findall(_PLACEHOLDER.sub(" ", text)))
+
+
 def _placeholder_problems(entry: PoEntry) -> list[str]:
+    """A translation keeps every placeholder (name and format spec) and every number of the English."""
     wanted = sorted(set(fields(entry.msgid)) | set(fields(entry.msgid_plural or "")))
-    return [f"{entry.msgid!r}: the translation {form!r} has placeholders {sorted(set(fields(form)))}, the English {wanted}"
-            for form in entry.msgstr if form and sorted(set(fields(form))) != wanted]
+    problems = [f"{entry.msgid!r}: the translation {form!r} has placeholders {sorted(set(fields(form)))}, the English {wanted}"
+                for form in entry.msgstr if form and sorted(set(fields(form))) != wanted]
+    return problems + [f"{entry.msgid!r}: the translation {form!r} has the numbers {_numbers(form)}, the English "
+                       f"{_numbers(entry.msgid)}" for form in entry.msgstr if form and _numbers(form) != _numbers(entry.msgid)]
 
 
 def _glossary_problems(terms: list[Term], entry: PoEntry) -> list[str]:
