@@ -138,7 +138,9 @@ def catalog_problems(language: str, entries: list[PoEntry], extracted: dict, ter
         The glossary a Chinese catalog follows.
     """
     known = {(e.msgid, e.msgid_plural): e for e in entries if e.msgid}
-    problems = [f"missing from {language}.po: {msgid!r}" for msgid, _ in extracted if (msgid, _) not in known]
+    head = next((e.msgstr[0] for e in entries if not e.msgid), "")
+    problems = [] if "charset=UTF-8" in head else [f"{language}.po: the header must say Content-Type: text/plain; charset=UTF-8"]
+    problems += [f"missing from {language}.po: {msgid!r}" for msgid, _ in extracted if (msgid, _) not in known]
     problems += [f"stale in {language}.po (the code no longer uses it): {key[0]!r}" for key in known if key not in extracted]
     for key, entry in known.items():
         if key not in extracted:
