@@ -30,8 +30,17 @@ GRADED_TAG = "graded"
 _DEF_LINE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
+def N_(template: str) -> str:
+    """Mark ``template`` as an entry of the grader's message catalog (autograder/i18n); returns it unchanged."""
+    return template
+
+
 class NotebookError(ValueError):
-    """The file is not a readable notebook."""
+    """The file is not a readable notebook; ``template`` and ``facts`` let the grader say why in any language."""
+
+    def __init__(self, template: str, **facts: str):
+        super().__init__(template.format(**facts))
+        self.template, self.facts = template, facts
 
 
 @dataclass(frozen=True)
@@ -88,10 +97,11 @@ def notebook_cells(notebook_text: str) -> list[CodeCell]:
     try:
         document = json.loads(notebook_text)
     except json.JSONDecodeError as error:
-        raise NotebookError(f"the notebook is not valid JSON (line {error.lineno}: {error.msg})") from None
+        raise NotebookError(N_("the notebook is not valid JSON (line {line}: {error})"), line=str(error.lineno),
+                            error=error.msg) from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
-        raise NotebookError("the notebook has no list of cells")
+        raise NotebookError(N_("the notebook has no list of cells"))
     return [
         CodeCell(number, _cell_source(cell), _cell_tags(cell))
         for number, cell in enumerate(cells, start=1)
@@ -210,11 +220,6 @@ def _graded_function_of(cell: CodeCell, functions) -> str | None:
             return tagged[0]
     defined = [name for name in _DEF_LINE.findall(cell.source) if name in wanted]
     return defined[0] if defined else None
-
-
-def N_(template: str) -> str:
-    """Mark ``template`` as an entry of the grader's message catalog (autograder/i18n); returns it unchanged."""
-    return template
 
 
 def syntax_note_said(cell: CodeCell, function: str, error: SyntaxError) -> tuple[str, dict]:

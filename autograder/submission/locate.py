@@ -198,7 +198,8 @@ def could_not_read(origin: str, error: BaseException) -> LoadFailed:
     if words is not None:
         reason = Message(words)
     else:
-        reason = clean_text(error) if isinstance(error, NotebookError) else f"{type(error).__name__}: {clean_text(error)}"
+        reason = Message(error.template, error.facts) if isinstance(error, NotebookError) \
+            else f"{type(error).__name__}: {clean_text(error)}"
     return LoadFailed(msg("{file} could not be read: {reason}", file=origin, reason=reason))
 
 
