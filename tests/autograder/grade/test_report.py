@@ -264,11 +264,18 @@ def test_feedback_in_chinese_shows_the_same_numbers_shapes_and_ids_as_in_english
         assert _facts(chinese) == _facts(english), student
 
 
+#: Sample students whose feedback quotes English they or Python wrote: the stub's NotImplementedError message,
+#: Python's own words for a notebook that is not JSON and for a syntax error.
+QUOTING_STUDENTS = {"ben", "max", "nia"}
+
+
 def test_chinese_feedback_leaves_no_english_sentence_but_what_the_student_wrote(sample_results):
-    chen = sample_results["chen"]  # a named bug, nothing quoted from the student
-    assert chen.diagnoses == ["attention.no_scaling"]
-    assert ENGLISH_RUN.findall(to_text(chen, "zh")) == []
-    assert ENGLISH_RUN.findall(to_text(chen, "en"))  # the check would see English
+    assert sample_results["chen"].diagnoses == ["attention.no_scaling"]
+    assert sample_results["ivy"].questions[-1].tests[0].kind == "timeout"  # a timeout is said in Chinese too
+    for student, result in sample_results.items():
+        if student not in QUOTING_STUDENTS:
+            assert ENGLISH_RUN.findall(to_text(result, "zh")) == [], student
+    assert ENGLISH_RUN.findall(to_text(sample_results["chen"], "en"))  # the check would see English
 
 
 def test_the_instructors_json_record_is_the_same_in_every_language(sample_results):
