@@ -349,11 +349,17 @@ def test_sandbox_option_and_environment_must_agree(solution_file, monkeypatch):
     assert result.exit_code == 1 and "contradicts ATTN_SANDBOX=bwrap" in result.output
 
 
-def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
+def _class_of_solutions(tmp_path, students: tuple[str, ...]) -> Path:
+    """A class folder: one folder per student, each holding the solution."""
     folder = tmp_path / "class"
-    for student in ("ada", "lee"):
+    for student in students:
         (folder / student).mkdir(parents=True)
         (folder / student / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    return folder
+
+
+def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
+    folder = _class_of_solutions(tmp_path, ("ada", "lee"))
     result = run("grade", HW1.id, folder, "--sandbox", "none", "--gradebook", tmp_path / "gradebook.sqlite3")
     assert result.exit_code == 1 and "only in the bwrap sandbox" in result.output
     assert not (tmp_path / "gradebook.sqlite3").exists()
@@ -464,10 +470,7 @@ def test_lang_must_be_a_language_of_the_course(tmp_path, stub_file):
 
 
 def test_lang_applies_to_one_submission_not_to_a_class_folder(tmp_path):
-    folder = tmp_path / "class"
-    for student in ("ada", "ben"):
-        (folder / student).mkdir(parents=True)
-        (folder / student / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    folder = _class_of_solutions(tmp_path, ("ada", "ben"))
     refused = run("grade", HW1.id, folder, "--lang", "zh", "--gradebook", tmp_path / "g.sqlite3")
     assert refused.exit_code == 2 and "--lang apply to one submission" in refused.output
 
