@@ -104,7 +104,8 @@ def _summary_lines(result: GradeResult, language: str = SOURCE_LANGUAGE) -> list
 
 def _question_line(q: QuestionScore, language: str) -> str:
     """``ok   Q1 softmax      2 / 2    (5/5 tests)``: the mark, the question, its points and its tests."""
-    mark = render(msg("ok  ") if q.score == q.points else msg("FAIL"), language)
+    passed, failed = render(msg("ok"), language), render(msg("FAIL"), language)
+    mark = (passed if q.score == q.points else failed).ljust(max(len(passed), len(failed)))
     counts = render(msg("{passed}/{total} tests", passed=str(q.passed), total=str(len(q.tests))) if q.tests
                     else msg("not run"), language)
     return f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})"

@@ -21,6 +21,7 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.errors import GraderError
 from autograder.languages import SOURCE_LANGUAGE
 
 #: Where the catalogs live: ``<language>.po`` beside this module.
@@ -32,8 +33,8 @@ MO_HEADER_BYTES = 7 * 4
 _KEYWORDS = ("msgid_plural", "msgid", "msgstr")
 
 
-class CatalogError(ValueError):
-    """A ``.po`` file that cannot be read (the message names the file and the line)."""
+class CatalogError(GraderError, ValueError):
+    """A ``.po`` file that is missing or cannot be read (the message names the file and the line)."""
 
 
 @dataclass
