@@ -445,16 +445,17 @@ def test_grade_lang_zh_writes_text_and_html_feedback_in_chinese_and_the_json_rec
 
     buggy = tmp_path / HW1.module
     buggy.write_text(buggy_source(SOLUTION, BUGGY_STUDENTS[HW1.id][0]), encoding="utf-8")
-    text = run("grade", HW1.id, buggy, "--lang", "zh", "--seed", "3")
-    assert text.exit_code == 0 and _zh(msg("Score: {score} / {max_score}", score="5", max_score="9")) in text.stdout
-    assert "attention.no_scaling" in text.stdout and "Score:" not in text.stdout
-    page = run("grade", HW1.id, buggy, "--lang", "zh", "--format", "html", "--seed", "3")
-    assert '<html lang="zh">' in page.stdout and _zh(msg("What failed")) in page.stdout
     records = [json.loads(run("grade", HW1.id, buggy, "--lang", lang, "--format", "json", "--seed", "3").stdout)
                for lang in ("zh", "en")]
     for record in records:
         record.pop("execution_time")
     assert records[0] == records[1]
+    score = msg("Score: {score} / {max_score}", score=f"{records[0]['score']:g}", max_score=f"{records[0]['max_score']:g}")
+    text = run("grade", HW1.id, buggy, "--lang", "zh", "--seed", "3")
+    assert text.exit_code == 0 and text.stdout.splitlines()[1] == _zh(score)
+    assert "attention.no_scaling" in text.stdout and "Score:" not in text.stdout
+    page = run("grade", HW1.id, buggy, "--lang", "zh", "--format", "html", "--seed", "3")
+    assert '<html lang="zh">' in page.stdout and _zh(msg("What failed")) in page.stdout
     assert "Your attention does not divide the scores" in json.dumps(records[0])
 
 
@@ -489,9 +490,9 @@ def test_gradebook_feedback_lang_zh_writes_every_students_feedback_in_chinese(tm
     assert run("gradebook", "--gradebook", db, "--feedback", tmp_path / "en").exit_code == 0
     chen_zh = (tmp_path / "zh" / "chen" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
     chen_en = (tmp_path / "en" / "chen" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
-    assert chen_zh.splitlines()[1] == _zh(msg("Score: {score} / {max_score}", score="5", max_score="9"))
-    assert chen_en.splitlines()[1] == "Score: 5 / 9"
     results = json.loads((tmp_path / "zh" / "chen" / HW1.id / "results.json").read_text(encoding="utf-8"))
-    assert results["output"].startswith(_zh(msg("Score: {score} / {max_score}", score="5", max_score="9")))
+    score = msg("Score: {score} / {max_score}", score=f"{results['score']:g}", max_score=f"{HW1.max_points:g}")
+    assert chen_zh.splitlines()[1] == _zh(score) and chen_en.splitlines()[1] == score
+    assert results["output"].startswith(_zh(score))
     lee = (tmp_path / "zh" / "lee" / HW1.id / "feedback.html").read_text(encoding="utf-8")
     assert '<html lang="zh">' in lee and _zh(msg("Your file could not be graded.")) in lee
