@@ -1,5 +1,6 @@
 """The Gradescope autograder.zip: its layout, and a local replay of /autograder for a solution, a stub and a buggy submission."""
 
+import io
 import json
 import os
 import subprocess
@@ -135,6 +136,9 @@ def test_a_gradescope_export_in_chinese_writes_chinese_feedback(tmp_path_factory
     assert results["extra_data"]["penalties"][0]["reason"].endswith("day(s) late")  # the record's English, for instructors
 
 
-def test_the_english_export_names_the_course_feedback_language(export):
+def test_the_english_export_names_the_course_feedback_language_and_its_wheel_holds_the_catalog(export):
     with zipfile.ZipFile(export / ASSIGNMENT.id / "autograder.zip") as archive:
         assert f"--lang {COURSE.feedback_language}" in archive.read("run_autograder").decode()
+        wheel = next(name for name in archive.namelist() if name.endswith(".whl"))
+        with zipfile.ZipFile(io.BytesIO(archive.read(wheel))) as package:
+            assert "autograder/i18n/zh.po" in package.namelist()
