@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Commands are imported from here by callers
+    LANG_OPTION,
     SANDBOX_OPTION,
     CommandGroup,
     CourseCommandError,
@@ -21,6 +22,7 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     run_and_exit,
     course_file,
     course_given,
+    feedback_language,
     is_quiet,
     load_ctx_course,
 )
@@ -205,7 +207,7 @@ def _is_class_folder(path: Path, assignment) -> bool:
 
 #: Options that apply to one submission only, with how each reads on the command line.
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
-                             "metadata": "--metadata", "seed": "--seed"}
+                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
 #: Options that apply to a class folder only.
 CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade"}
 
@@ -236,11 +238,12 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
               help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Replay a grading run exactly: the seed its JSON result records (one submission; default: a fresh seed).")
+@LANG_OPTION
 @SANDBOX_OPTION
 @common_options
 @click.pass_context
 def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
-          metadata, file_times, seed, sandbox) -> None:
+          metadata, file_times, seed, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student), grade
@@ -267,7 +270,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
 
     submitted = _submission_time(submission, submitted_at, metadata, file_times)
     result = grade_submission(course, assignment.id, submission, submitted=submitted, seed=seed)
-    text = FORMATS[output_format].render(result)
+    text = FORMATS[output_format].render(result, feedback_language(course, lang))
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
@@ -336,10 +339,11 @@ def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_pat
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the class report as one HTML page: the class table, a score histogram per question and "
               "the most frequent diagnoses.")
+@LANG_OPTION
 @common_options
 @click.pass_context
 def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None,
-              html_path: Path | None) -> None:
+              html_path: Path | None, lang: str | None) -> None:
     """Print the gradebook and export it."""
     from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
@@ -366,7 +370,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         write_csv(rows, ids, csv_path)
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
-        folders = write_feedback(rows, feedback_dir)
+        folders = write_feedback(rows, feedback_dir, feedback_language(course, lang))
         console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}", soft_wrap=True)
     if html_path:
         from autograder.gradebook.class_report import write_class_report
@@ -420,16 +424,18 @@ def _export_help() -> str:
               help="The seed the hidden tests draw from on nbgrader and otter (default: a hash of the course name and "
               "the assignment id); `attn-course grade --seed` with it gives the same scores.")
 @click.option("--package", default=None, help="The pip requirement CI installs the grader from (GitHub; default: this version).")
+@LANG_OPTION
 @common_options
 @click.pass_context
-def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: bool, seed: int | None, package: str | None) -> None:
+def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: bool, seed: int | None, package: str | None,
+           lang: str | None) -> None:
     from autograder.export import ExportContext, export_to
     from autograder.export.target import DEFAULT_PACKAGE
 
     course = _course(ctx)
     ids = tuple(_assignment_ids(course, assignment_ids))
     context = ExportContext(course, Path(ctx.obj["course_file"]), ids, {i: seed for i in ids} if seed is not None else {},
-                            package or DEFAULT_PACKAGE)
+                            package or DEFAULT_PACKAGE, feedback_language(course, lang))
     written = export_to(_export_targets()[target], context, out, force=force)
     for assignment_id in ids:
         click.echo(f"{assignment_id}: seed {context.spec(assignment_id).seed}")

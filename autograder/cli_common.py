@@ -19,6 +19,7 @@ import click
 
 from autograder.config import DEFAULT_COURSE_FILE
 from autograder.errors import GraderError
+from autograder.languages import KNOWN_LANGUAGES
 
 #: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 INTERRUPTED_EXIT = 130
@@ -224,3 +225,25 @@ SANDBOX_OPTION = click.option(
     help="Isolation of student code (default: course.yml, bwrap): 'none' runs it without the sandbox, which is "
     "unsafe for untrusted code; use it only in a container that holds one submission (such as Gradescope's).",
 )
+
+#: ``--lang``: the language of what students read (feedback, check lines); course.yml's feedback_language by default.
+LANG_OPTION = click.option(
+    "--lang", type=click.Choice(list(KNOWN_LANGUAGES)), default=None,
+    help="Language of the feedback students read: one of course.yml's languages (default: its feedback_language). "
+    "Ids, numbers and the JSON record are the same in every language.",
+)
+
+
+def feedback_language(course, lang: str | None) -> str:
+    """The language feedback is written in: ``--lang`` when given (one of the course's languages), else course.yml's.
+
+    Raises
+    ------
+    click.BadParameter
+        When ``lang`` is not one of the course's languages (a usage error).
+    """
+    try:
+        return course.feedback_language_for(lang)
+    except GraderError as error:
+        raise click.BadParameter(str(error), param_hint="'--lang'") from None
+

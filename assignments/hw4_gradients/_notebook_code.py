@@ -30,8 +30,17 @@ GRADED_TAG = "graded"
 _DEF_LINE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
+def N_(template: str) -> str:
+    """Mark ``template`` as an entry of the grader's message catalog (autograder/i18n); returns it unchanged."""
+    return template
+
+
 class NotebookError(ValueError):
-    """The file is not a readable notebook."""
+    """The file is not a readable notebook; ``template`` and ``facts`` let the grader say why in any language."""
+
+    def __init__(self, template: str, **facts: str):
+        super().__init__(template.format(**facts))
+        self.template, self.facts = template, facts
 
 
 @dataclass(frozen=True)
@@ -52,14 +61,18 @@ class NotebookCode:
     source : str
         The module source (see :func:`gradable_source`).
     notes : tuple of str
-        One line per graded cell that does not parse, with its cell number and line.
+        One line per graded cell that does not parse, with its cell number and line (English).
     code_cell_count : int
         How many code cells the notebook has.
+    said : tuple of (str, dict)
+        The same notes as catalog templates and their facts, for the grader to say them in
+        the student's language.
     """
 
     source: str
     notes: tuple[str, ...] = ()
     code_cell_count: int = 0
+    said: tuple[tuple[str, dict], ...] = ()
 
 
 def _cell_source(cell: dict) -> str:
@@ -84,10 +97,11 @@ def notebook_cells(notebook_text: str) -> list[CodeCell]:
     try:
         document = json.loads(notebook_text)
     except json.JSONDecodeError as error:
-        raise NotebookError(f"the notebook is not valid JSON (line {error.lineno}: {error.msg})") from None
+        raise NotebookError(N_("the notebook is not valid JSON (line {line}: {error})"), line=str(error.lineno),
+                            error=error.msg) from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
-        raise NotebookError("the notebook has no list of cells")
+        raise NotebookError(N_("the notebook has no list of cells"))
     return [
         CodeCell(number, _cell_source(cell), _cell_tags(cell))
         for number, cell in enumerate(cells, start=1)
@@ -208,13 +222,21 @@ def _graded_function_of(cell: CodeCell, functions) -> str | None:
     return defined[0] if defined else None
 
 
+def syntax_note_said(cell: CodeCell, function: str, error: SyntaxError) -> tuple[str, dict]:
+    """The template and facts of :func:`syntax_note` (this file is copied into releases: it imports no catalog)."""
+    facts = {"cell": str(cell.number), "function": function, "error": str(error.msg)}
+    if error.lineno:
+        return N_("cell {cell} (the `{function}` cell) does not parse: line {line}: {error}"), {**facts, "line": str(error.lineno)}
+    return N_("cell {cell} (the `{function}` cell) does not parse: {error}"), facts
+
+
 def syntax_note(cell: CodeCell, function: str, error: SyntaxError) -> str:
     """``cell 5 (the `softmax` cell) does not parse: line 3: invalid syntax``: notebook cell and line in the cell."""
-    where = f"line {error.lineno}" if error.lineno else "somewhere"
-    return f"cell {cell.number} (the `{function}` cell) does not parse: {where}: {error.msg}"
+    template, facts = syntax_note_said(cell, function, error)
+    return template.format(**facts)
 
 
-def _unparsed_graded_cells(cells: list[CodeCell], functions) -> list[str]:
+def _unparsed_graded_cells(cells: list[CodeCell], functions) -> list[tuple[str, dict]]:
     """A note for each graded cell that does not parse (other cells that do not parse are left out silently)."""
     notes = []
     for cell in cells:
@@ -223,7 +245,7 @@ def _unparsed_graded_cells(cells: list[CodeCell], functions) -> list[str]:
         except SyntaxError as error:
             function = _graded_function_of(cell, functions)
             if function is not None:
-                notes.append(syntax_note(cell, function, error))
+                notes.append(syntax_note_said(cell, function, error))
     return notes
 
 
@@ -237,5 +259,6 @@ def extract_notebook(notebook_text: str, functions=None) -> NotebookCode:
     """
     cells = notebook_cells(notebook_text)
     sources = [cell.source for cell in cells]
-    notes = _unparsed_graded_cells(cells, functions) if functions is not None else []
-    return NotebookCode(gradable_source(sources, functions), tuple(notes), len(cells))
+    said = _unparsed_graded_cells(cells, functions) if functions is not None else []
+    notes = tuple(template.format(**facts) for template, facts in said)
+    return NotebookCode(gradable_source(sources, functions), notes, len(cells), tuple(said))

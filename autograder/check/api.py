@@ -18,12 +18,14 @@ from autograder.config import Course
 from autograder.errors import GraderError
 from autograder.grade.report import by_message
 from autograder.grade.run import run_on_submission
+from autograder.i18n import msg, msg_n, render
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import ASSIGNMENTS_DIR, NOT_SUBMISSIONS, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
 
 
 #: What the summary says about the grade: the public checks are a sample, the hidden tests are broader.
-HIDDEN_TESTS_NOTE = (
+HIDDEN_TESTS_NOTE = msg(
     "The grade comes from the hidden tests, which are broader: new random inputs on every run "
     "(other shapes, batch sizes, masks, dtypes, large scores), so passing these checks does not guarantee full marks."
 )
@@ -99,43 +101,53 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
                        run.real_path, run.load_notes)
 
 
-def _question_line(q: QuestionScore) -> list[str]:
-    status = "pass" if q.tests and not q.failed_tests else "FAIL"
-    lines = [f"  {status}  Q{q.number} {q.function:<30} {q.score:g}/{q.points:g} points  ({q.passed}/{len(q.tests)} checks)"]
+def _question_line(q: QuestionScore, language: str) -> list[str]:
+    status = render(msg("pass") if q.tests and not q.failed_tests else msg("FAIL"), language)
+    counts = render(msg("{score}/{points} points  ({passed}/{total} checks)", score=f"{q.score:g}", points=f"{q.points:g}",
+                        passed=str(q.passed), total=str(len(q.tests))), language)
+    lines = [f"  {status}  Q{q.number} {q.function:<30} {counts}"]
     for message, tests in by_message(q.failed_tests).items():
-        count = f"{len(tests)} checks: " if len(tests) > 1 else ""
-        lines.append(f"          - {count}{message}".replace("\n", "\n" + MESSAGE_INDENT))
+        line = msg_n("{n} check: {message}", "{n} checks: {message}", len(tests), message=message) if len(tests) > 1 else message
+        lines.append(f"          - {render(line, language)}".replace("\n", "\n" + MESSAGE_INDENT))
     return lines
 
 
-def format_check(report: CheckReport) -> str:
-    """One line per question, identical failures grouped, then what to fix."""
-    lines = [f"Public checks of {report.assignment_id} on {report.path or report.origin}"]
+def format_check(report: CheckReport, language: str = SOURCE_LANGUAGE) -> str:
+    """One line per question, identical failures grouped, then what to fix; in ``language``."""
+    lines = [render(msg("Public checks of {assignment} on {path}", assignment=report.assignment_id,
+                        path=report.path or report.origin), language)]
     if report.load_error:
-        lines.append(f"Could not load your code: {report.load_error}")
-    lines += [note.replace("\n", "\n" + MESSAGE_INDENT) for note in report.notes]
+        lines.append(render(msg("Could not load your code: {error}", error=report.load_error), language))
+    lines += [render(note, language).replace("\n", "\n" + MESSAGE_INDENT) for note in report.notes]
     for q in report.questions:
-        lines += _question_line(q)
-    lines.append(f"{report.score:g}/{report.max_score:g} points on the public checks ({report.elapsed:.2f} s).")
-    lines.append(HIDDEN_TESTS_NOTE)
+        lines += _question_line(q, language)
+    lines.append(render(msg("{score}/{max_score} points on the public checks ({seconds} s).", score=f"{report.score:g}",
+                            max_score=f"{report.max_score:g}", seconds=f"{report.elapsed:.2f}"), language))
+    lines.append(render(HIDDEN_TESTS_NOTE, language))
     return "\n".join(lines)
 
 
-def check_dict(report: CheckReport) -> dict:
-    """The report as plain JSON data: every question, its checks, and the grouped failures."""
+def short_summary(report: CheckReport, language: str = SOURCE_LANGUAGE) -> str:
+    """The one line ``check --quiet`` prints: the points on the public checks."""
+    return render(msg("{score}/{max_score} points on the public checks of {assignment}", score=f"{report.score:g}",
+                      max_score=f"{report.max_score:g}", assignment=report.assignment_id), language)
+
+
+def check_dict(report: CheckReport, language: str = SOURCE_LANGUAGE) -> dict:
+    """The report as plain JSON data: every question, its checks, and the grouped failures (messages in ``language``)."""
     return {
         "assignment": report.assignment_id,
         "path": report.path or report.origin,
         "passed": report.passed,
         "score": report.score,
         "max_score": report.max_score,
-        "load_error": report.load_error,
-        "notes": list(report.notes),
+        "load_error": render(report.load_error, language) if report.load_error else report.load_error,
+        "notes": [render(note, language) for note in report.notes],
         "questions": [
             {
                 "number": q.number, "function": q.function, "score": q.score, "max_score": q.points,
                 "checks": len(q.tests), "passed": q.passed,
-                "failures": [{"message": message, "checks": [t.name for t in tests]}
+                "failures": [{"message": render(message, language), "checks": [t.name for t in tests]}
                              for message, tests in by_message(q.failed_tests).items()],
             }
             for q in report.questions
@@ -144,5 +156,5 @@ def check_dict(report: CheckReport) -> dict:
     }
 
 
-def format_check_json(report: CheckReport) -> str:
-    return json.dumps(check_dict(report), indent=2, ensure_ascii=False) + "\n"
+def format_check_json(report: CheckReport, language: str = SOURCE_LANGUAGE) -> str:
+    return json.dumps(check_dict(report, language), indent=2, ensure_ascii=False) + "\n"

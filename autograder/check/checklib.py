@@ -1,6 +1,8 @@
 """Helpers for the public checks: compare a result with a known answer and say what differs.
 
-Uses numpy only: this file is also copied into each student release.
+Uses numpy only: this file is also copied into each student release. Each failure keeps its
+English template (marked ``N_``, an entry of the grader's message catalog) and its facts, so
+``attn-course check --lang zh`` says it in Chinese; plain ``pytest`` shows the English.
 """
 
 from __future__ import annotations
@@ -12,19 +14,36 @@ RTOL = 1e-5
 ATOL = 1e-8
 
 
+def N_(template: str) -> str:
+    """Mark ``template`` as an entry of the grader's message catalog; returns it unchanged."""
+    return template
+
+
 class CheckFailed(AssertionError):
-    """A public check failed; the message says what to look at."""
+    """A public check failed; the message says what to look at.
+
+    Attributes
+    ----------
+    template : str
+        The English template (an entry of the grader's message catalog).
+    facts : dict
+        The text filling its ``{placeholders}``.
+    """
+
+    def __init__(self, template: str, **facts: str):
+        super().__init__(template.format(**facts))
+        self.template, self.facts = template, facts
 
 
 def _describe(value) -> str:
-    return f"{type(value).__name__} with dtype {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+    return f"{type(value).__name__}, dtype {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
 
 
-def first_mismatch(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> str:
-    """Where ``actual`` first differs from ``expected``, e.g. ``at index (0, 2): expected 0.4519, got 0.3``."""
+def first_mismatch(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> dict:
+    """Where ``actual`` first differs from ``expected``: the facts ``index``, ``expected`` and ``got``."""
     bad = ~np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"at index {index}: expected {expected[index]:.4g}, got {actual[index]:.4g}"
+    return {"index": str(index), "expected": f"{expected[index]:.4g}", "got": f"{actual[index]:.4g}"}
 
 
 def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = ATOL) -> None:
@@ -37,15 +56,18 @@ def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = 
     """
     expected = np.asarray(expected)
     if not isinstance(actual, np.ndarray) or actual.dtype.kind not in "biuf":
-        raise CheckFailed(f"{name}: expected a real numpy array, got {_describe(actual)}")
+        raise CheckFailed(N_("{name}: expected a real numpy array, got {got}"), name=name, got=_describe(actual))
     if actual.shape != expected.shape:
-        raise CheckFailed(f"{name}: expected shape {expected.shape}, got {actual.shape}")
+        raise CheckFailed(N_("{name}: expected shape {expected}, got {got}"), name=name, expected=str(expected.shape),
+                          got=str(actual.shape))
     if expected.dtype == np.bool_ and actual.dtype != np.bool_:
-        raise CheckFailed(f"{name}: expected a boolean array, got dtype {actual.dtype}")
+        raise CheckFailed(N_("{name}: expected a boolean array, got dtype {got}"), name=name, got=str(actual.dtype))
     if expected.dtype.kind == "f" and not np.all(np.isfinite(actual)):
-        raise CheckFailed(f"{name}: holds NaN or inf {first_mismatch(actual, expected, rtol, atol)}")
+        raise CheckFailed(N_("{name}: holds NaN or inf at index {index}: expected {expected}, got {got}"), name=name,
+                          **first_mismatch(actual, expected, rtol, atol))
     if not np.allclose(actual, expected, rtol=rtol, atol=atol):
-        raise CheckFailed(f"{name}: wrong values {first_mismatch(actual, expected, rtol, atol)}")
+        raise CheckFailed(N_("{name}: wrong values at index {index}: expected {expected}, got {got}"), name=name,
+                          **first_mismatch(actual, expected, rtol, atol))
 
 
 def expect_shape(actual, shape: tuple, name: str) -> None:
@@ -57,9 +79,10 @@ def expect_shape(actual, shape: tuple, name: str) -> None:
         Saying which shape was expected and which came back.
     """
     if not isinstance(actual, np.ndarray) or actual.dtype.kind not in "biuf":
-        raise CheckFailed(f"{name}: expected a real numpy array, got {_describe(actual)}")
+        raise CheckFailed(N_("{name}: expected a real numpy array, got {got}"), name=name, got=_describe(actual))
     if actual.shape != tuple(shape):
-        raise CheckFailed(f"{name}: expected shape {tuple(shape)}, got {actual.shape}")
+        raise CheckFailed(N_("{name}: expected shape {expected}, got {got}"), name=name, expected=str(tuple(shape)),
+                          got=str(actual.shape))
 
 
 def expect_rows_sum_to_one(weights, name: str, axis: int = -1) -> None:
@@ -73,7 +96,8 @@ def expect_rows_sum_to_one(weights, name: str, axis: int = -1) -> None:
     sums = np.sum(np.asarray(weights, dtype=float), axis=axis)
     if not np.allclose(sums, 1.0, rtol=RTOL, atol=1e-6):
         shown = np.array2string(sums.ravel()[:4], precision=4)
-        raise CheckFailed(f"{name}: rows should sum to 1 along axis {axis}; first row sums are {shown}")
+        raise CheckFailed(N_("{name}: rows should sum to 1 along axis {axis}; first row sums are {sums}"), name=name,
+                          axis=str(axis), sums=shown)
 
 
 def expect_tuple(result, length: int, name: str) -> tuple:
@@ -85,8 +109,11 @@ def expect_tuple(result, length: int, name: str) -> tuple:
         When it is not.
     """
     if not isinstance(result, tuple) or len(result) != length:
-        got = f"a tuple of {len(result)}" if isinstance(result, tuple) else _describe(result)
-        raise CheckFailed(f"{name}: expected a tuple of {length} arrays, got {got}")
+        if isinstance(result, tuple):
+            raise CheckFailed(N_("{name}: expected a tuple of {size} arrays, got a tuple of {got}"), name=name,
+                              size=str(length), got=str(len(result)))
+        raise CheckFailed(N_("{name}: expected a tuple of {size} arrays, got {got}"), name=name, size=str(length),
+                          got=_describe(result))
     return result
 
 
@@ -168,5 +195,5 @@ def expect_case(submission, case) -> None:
     parts = expect_tuple(result, len(case.expected), case.name) if case.returns_tuple else (result,)
     for index, (part, expected) in enumerate(zip(parts, case.expected)):
         loose = expected.dtype == np.float32
-        what = f"{case.name}: output {index}" if case.returns_tuple else case.name
+        what = f"{case.name}[{index}]" if case.returns_tuple else case.name
         expect_array(part, expected, what, rtol=FLOAT32_RTOL if loose else RTOL, atol=FLOAT32_ATOL if loose else ATOL)

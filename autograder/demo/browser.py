@@ -75,12 +75,15 @@ class PageReport:
         :data:`PAGE_FACTS_SCRIPT`'s answer: scripts, widths and every image's state.
     screenshot : bytes
         A PNG of the whole page at the viewport's width.
+    measured : object
+        What the caller's own script answered (JSON), when one was given.
     """
 
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     facts: dict = field(default_factory=dict)
     screenshot: bytes = b""
+    measured: object = None
 
 
 class _Pipe:
@@ -148,7 +151,13 @@ def _requests(events: list[dict], page_url: str) -> list[str]:
     return [url for url in urls if url != page_url and not url.startswith("data:")]
 
 
-def _inspect(pipe: _Pipe, url: str, width: int, height: int) -> PageReport:
+def _evaluate(pipe: _Pipe, session: str, script: str):
+    """The JSON value a script returns in the page (``JSON.stringify`` of what it computes)."""
+    answer = pipe.call("Runtime.evaluate", {"expression": script, "returnByValue": True}, session=session)
+    return json.loads(answer["result"]["value"])
+
+
+def _inspect(pipe: _Pipe, url: str, width: int, height: int, script: str | None = None) -> PageReport:
     target = pipe.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Runtime", "Log", "Page", "Network"):
@@ -157,16 +166,20 @@ def _inspect(pipe: _Pipe, url: str, width: int, height: int) -> PageReport:
               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}, session=session)
     pipe.call("Page.navigate", {"url": url}, session=session)
     pipe.wait_for("Page.loadEventFired")
-    answer = pipe.call("Runtime.evaluate", {"expression": PAGE_FACTS_SCRIPT, "returnByValue": True}, session=session)
-    facts = json.loads(answer["result"]["value"])
+    facts = _evaluate(pipe, session, PAGE_FACTS_SCRIPT)
+    measured = _evaluate(pipe, session, script) if script else None
     size = pipe.call("Page.getLayoutMetrics", session=session)["cssContentSize"]
     clip = {"x": 0, "y": 0, "width": width, "height": min(size["height"], 16384), "scale": 1}
     shot = pipe.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}, session=session)
-    return PageReport(_error_texts(pipe.events), _requests(pipe.events, url), facts, base64.b64decode(shot["data"]))
+    return PageReport(_error_texts(pipe.events), _requests(pipe.events, url), facts, base64.b64decode(shot["data"]), measured)
 
 
-def open_page(path: Path, chromium: str | None = None, width: int = PHONE_WIDTH, height: int = PHONE_HEIGHT) -> PageReport:
+def open_page(path: Path, chromium: str | None = None, width: int = PHONE_WIDTH, height: int = PHONE_HEIGHT,
+              script: str | None = None) -> PageReport:
     """Open the HTML file at ``path`` in a fresh headless Chromium at a phone's size and report on it.
+
+    ``script``, a JavaScript expression returning ``JSON.stringify(...)``, is evaluated in the
+    loaded page; its value is the report's ``measured``.
 
     Raises
     ------
@@ -195,7 +208,7 @@ def open_page(path: Path, chromium: str | None = None, width: int = PHONE_WIDTH,
         os.close(from_browser_w)
         pipe = _Pipe(to_browser_w, from_browser_r)
         try:
-            return _inspect(pipe, Path(path).resolve().as_uri(), width, height)
+            return _inspect(pipe, Path(path).resolve().as_uri(), width, height, script)
         finally:
             try:
                 pipe.call("Browser.close", timeout=5)

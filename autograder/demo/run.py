@@ -15,6 +15,7 @@ from autograder.demo.sample_class import write_sample_class
 from autograder.gradebook import Gradebook
 from autograder.gradebook.class_report import write_class_report
 from autograder.gradebook.export import safe_name, write_csv, write_feedback
+from autograder.languages import KNOWN_LANGUAGES
 from autograder.paths import ASSIGNMENTS_DIR
 
 #: Grading processes the demo uses (the machine the targets are set for has 2 cores).
@@ -32,6 +33,10 @@ def build_all(course: Course, console: Console) -> None:
 SHOWCASE = ("chen", "hw1_scaled_attention")
 CLASS_REPORT = "class_report.html"
 SCREENSHOT = "feedback_screenshot.png"
+#: The language the demo also shows that student's feedback in (when the course ships it), and where it goes.
+SHOWCASE_LANGUAGE = "zh"
+TRANSLATED_FEEDBACK = "feedback-{language}"
+TRANSLATED_SCREENSHOT = "feedback_screenshot.{language}.png"
 
 
 def grade_sample_classes(course_file: Path, course: Course, out_dir: Path, console: Console, quiet: bool = False) -> Path:
@@ -65,6 +70,23 @@ def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console:
                  f"the class report (table, histograms, frequent diagnoses): {report}",
                  _screenshot(page, out_dir / SCREENSHOT)):
         console.print(line, soft_wrap=True)  # paths on one line, however long
+    if SHOWCASE_LANGUAGE in course.languages:
+        show_translated_feedback(rows, out_dir, console, SHOWCASE_LANGUAGE)
+
+
+def show_translated_feedback(rows, out_dir: Path, console: Console, language: str) -> None:
+    """Write the showcase student's feedback in ``language``, print its text and photograph its page."""
+    showcase = [row for row in rows if (row.student, row.assignment) == SHOWCASE]
+    if not showcase:
+        return
+    folder = out_dir / TRANSLATED_FEEDBACK.format(language=language)
+    write_feedback(showcase, folder, language)
+    written = folder / safe_name(SHOWCASE[0]) / SHOWCASE[1]
+    console.rule(f"{SHOWCASE[0]}'s feedback on {SHOWCASE[1]} in {KNOWN_LANGUAGES[language]} (--lang {language})")
+    console.print((written / "feedback.txt").read_text(encoding="utf-8"), markup=False, highlight=False, soft_wrap=True)
+    for line in (f"the same feedback as a page, in {KNOWN_LANGUAGES[language]}: {written / 'feedback.html'}",
+                 _screenshot(written / "feedback.html", out_dir / TRANSLATED_SCREENSHOT.format(language=language))):
+        console.print(line, soft_wrap=True)
 
 
 def _screenshot(page: Path, out: Path) -> str:

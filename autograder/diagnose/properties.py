@@ -15,6 +15,7 @@ from autograder.call import CallOutcome
 from autograder.diagnose.case import reference_parameters
 from autograder.diagnose.probes.finding import Finding
 from autograder.grade.compare import Parts, contract
+from autograder.i18n import Message, msg
 
 LIST = "list"
 
@@ -32,11 +33,11 @@ def modified_inputs(function: str, outcome: CallOutcome) -> list[Finding]:
     return [Finding("call.modifies_input", {"argument": argument_name(function, label)}) for label in outcome.mutated]
 
 
-def _documented(function: str) -> str:
+def _documented(function: str) -> Message:
     documented = contract(function)
     if documented.returns_tuple:
-        return f"a tuple ({', '.join(documented.output_names)})"
-    return "a numpy array"
+        return msg("a tuple ({names})", names=", ".join(documented.output_names))
+    return msg("a numpy array")
 
 
 def returned_lists(function: str, outcome: CallOutcome) -> list[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
 from autograder.errors import GraderError, SubmissionError
+from autograder.i18n import Message, msg
 
 #: Kinds for failures that are not SubmissionErrors.
 MISMATCH = "mismatch"
@@ -11,6 +12,17 @@ CHECK = "check"
 HIDDEN_ASSERTION = "assertion"
 #: The mark naming the graded question a test belongs to.
 QUESTION_MARKER = "question"
+
+
+def _check_message(error: BaseException) -> Message | None:
+    """The catalog message of a public check's failure (its ``template`` and ``facts``), if it has one."""
+    template, facts = getattr(error, "template", None), getattr(error, "facts", None)
+    if not isinstance(template, str) or not isinstance(facts, dict):
+        return None
+    try:
+        return Message(template, facts)
+    except (KeyError, ValueError, TypeError, IndexError):  # a public test file the student edited
+        return None
 
 
 def describe_failure(error: BaseException, description: str, show_assertions: bool) -> tuple[str, str, tuple[Diagnosis, ...]]:
@@ -33,9 +45,12 @@ def describe_failure(error: BaseException, description: str, show_assertions: bo
         return error.student_message, MISMATCH, tuple(Diagnosis(d.id, d.hint) for d in diagnoses)
     if hasattr(error, "student_message"):
         return error.student_message, CHECK, ()
+    checked = _check_message(error)
+    if checked is not None:
+        return checked, CHECK, ()
     if type(error).__name__ == "CheckFailed" or show_assertions:
         return str(error).strip() or description, CHECK, ()
-    return f"check failed: {description}", HIDDEN_ASSERTION, ()
+    return msg("check failed: {description}", description=Message(description)), HIDDEN_ASSERTION, ()
 
 
 def _submission_outcomes() -> tuple[type[BaseException], ...]:

@@ -12,6 +12,7 @@ apart from the file the student changed). The root is ``/autograder`` unless
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,8 @@ ZIP_NAME = "autograder.zip"
 PACKAGE = "attn-course"
 #: Seconds ``pip wheel`` may take.
 WHEEL_TIMEOUT_S = 300
+#: Held while ``pip wheel`` builds in the checkout, so that two exports at once do not build over each other.
+WHEEL_LOCK = Path(tempfile.gettempdir()) / "attn-course-wheel-build.lock"
 #: Permission bits of the zip's scripts.
 EXECUTABLE = 0o755
 SETUP_SH = '''\
@@ -61,7 +64,7 @@ export ATTN_COURSE_RELEASES="$SOURCE/assignments"
 mkdir -p "$ROOT/results"
 grade() {{
   "$BIN/attn-course" --course "$SOURCE/course.yml" grade {assignment} "$ROOT/submission" --single \\
-    --metadata "$ROOT/submission_metadata.json" --format gradescope --out "$RESULTS" "$@"
+    --metadata "$ROOT/submission_metadata.json" --format gradescope --lang {language} --out "$RESULTS" "$@"
 }}
 {fallback}
 grade_with_fallback || exit 1
@@ -99,7 +102,9 @@ def build_wheel(folder: Path) -> Path:
         raise ExportError(f"no pyproject.toml in {PROJECT_ROOT}: export from a checkout of the course")
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(folder), str(PROJECT_ROOT)]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=WHEEL_TIMEOUT_S, check=False)
+        with WHEEL_LOCK.open("w") as lock:  # setuptools builds inside the checkout: one build at a time
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=WHEEL_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise ExportError(f"pip wheel did not finish within {WHEEL_TIMEOUT_S} s") from None
     wheels = sorted(folder.glob("attn_course-*.whl"))
@@ -122,7 +127,8 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
     release = build_release(context.course, assignment.id)
     with zipfile.ZipFile(path, "w") as archive:
         _add(archive, "setup.sh", SETUP_SH.replace("{wheel}", wheel.name), EXECUTABLE)
-        _add(archive, "run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, fallback=GRADE_WITH_FALLBACK),
+        _add(archive, "run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, fallback=GRADE_WITH_FALLBACK,
+                                                                language=context.feedback_language),
              EXECUTABLE)
         _add(archive, "requirements.txt", "\n".join(pinned_requirements()) + "\n")
         _add(archive, wheel.name, wheel.read_bytes())

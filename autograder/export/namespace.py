@@ -28,9 +28,11 @@ from autograder.errors import (
     NotImplementedYet,
     StudentException,
 )
+from autograder.i18n import msg
 from autograder.inputs import materialize
 from autograder.sandbox.client import MAX_STUDENT_MESSAGE_CHARS, MAX_TIMEOUTS_PER_FUNCTION
 from autograder.sandbox.worker import Failure, convert_result, input_snapshots, modified_inputs, returned_kinds, truncate
+from autograder.sandbox.reported import reported_message
 from autograder.student_text import clean_text
 
 #: The error raised for each failure kind the worker reports.
@@ -46,11 +48,15 @@ def _copied(value):
     return materialize(copy.deepcopy(value))
 
 
-def _failure_error(failure: Failure):
-    text = clean_text(failure.message)
+def _bounded(text) -> str:
+    text = clean_text(text)
     if len(text) > MAX_STUDENT_MESSAGE_CHARS:
         text = "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
-    return FAILURE_ERRORS[failure.kind](text)
+    return text
+
+
+def _failure_error(failure: Failure):
+    return FAILURE_ERRORS[failure.kind](reported_message({"message": failure.message, "said": failure.said}, _bounded))
 
 
 @contextmanager
@@ -114,13 +120,15 @@ class NamespaceSubmission:
                 value = implementation(*args, **kwargs)
         except _Expired:
             self._timeouts[function] = self._timeouts.get(function, 0) + 1
-            raise CallTimeout(f"{function}() did not finish within {seconds:g} s") from None
+            raise CallTimeout(msg("{function}() did not finish within {seconds} s", function=function,
+                                  seconds=f"{seconds:g}")) from None
         except NotImplementedError as error:
             detail = f": {error}" if str(error) else ""
-            raise NotImplementedYet(f"{function}() is not implemented yet (NotImplementedError{detail})") from None
+            raise NotImplementedYet(msg("{name}() is not implemented yet (NotImplementedError{detail})", name=function,
+                                        detail=detail)) from None
         except SystemExit as error:
             code = repr(error.code) if error.code is not None else ""
-            raise StudentException(f"{function}() called sys.exit({code})") from None
+            raise StudentException(msg("{name}() called sys.exit({code})", name=function, code=code)) from None
         except Exception as error:  # noqa: BLE001 - the student's exception, reported like the worker does
             raise StudentException(self._traceback(error)) from None
         try:
@@ -128,7 +136,7 @@ class NamespaceSubmission:
         except Failure as failure:
             raise _failure_error(failure) from None
         except Exception as error:  # noqa: BLE001 - the returned object's own methods raised
-            raise BadReturn(f"the return value could not be converted: {self._traceback(error)}") from None
+            raise BadReturn(msg("the return value could not be converted: {traceback}", traceback=self._traceback(error))) from None
         return CallOutcome(result, tuple(modified_inputs(before, args, kwargs)),
                            **self._returned(value))
 
@@ -149,17 +157,18 @@ class NamespaceSubmission:
         if self._budget_end is None:
             self._budget_end = now + self.submission_timeout_s
         if now >= self._budget_end:
-            raise CallTimeout(f"the submission used up its time budget of {self.submission_timeout_s:g} s")
+            raise CallTimeout(msg("the submission used up its time budget of {seconds} s", seconds=f"{self.submission_timeout_s:g}"))
         if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
-            raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
+            raise CallTimeout(msg("{function}() was not run again: it already ran out of time {times} times", function=function,
+                                  times=str(MAX_TIMEOUTS_PER_FUNCTION)))
         return min(self.call_timeout_s, self._budget_end - now)
 
     def _function(self, name: str):
         found = self.namespace.get(name)
         if found is None:
-            raise MissingFunction(f"the module does not define {name}()")
+            raise MissingFunction(msg("the module does not define {name}()", name=name))
         if not callable(found):
-            raise MissingFunction(f"{name} is a {type(found).__name__}, not a function")
+            raise MissingFunction(msg("{name} is a {type}, not a function", name=name, type=type(found).__name__))
         return found
 
     def _traceback(self, error: BaseException) -> str:

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from autograder.export.target import ExportContext, ExportTarget
+from autograder.languages import localized_file_name
 from autograder.paths import SOLUTIONS_DIR
 
 #: Seconds a cell may run beyond the course's submission budget (kernel start, imports).
@@ -69,10 +70,23 @@ class NbgraderTarget(ExportTarget):
         first = context.assignment_ids[0]
         written[1].write_text(README.format(course=context.course.course.name, first=first, seed=context.spec(first).seed),
                               encoding="utf-8")
+        languages = context.course.languages
         for assignment in context.assignments:
             master = (SOLUTIONS_DIR / assignment.id / assignment.module).read_text(encoding="utf-8")
-            target = out / SOURCE_DIR / assignment.id / assignment.notebook
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(graded_notebook(assignment, master, context.spec(assignment.id), hidden=True), encoding="utf-8")
-            written.append(target)
+            for language in languages:
+                name = localized_file_name(assignment.notebook, language, languages[0])
+                target = out / SOURCE_DIR / nbgrader_assignment(assignment.id, language, languages[0]) / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(graded_notebook(assignment, master, context.spec(assignment.id), hidden=True,
+                                                  language=language, name=name), encoding="utf-8")
+                written.append(target)
         return written
+
+
+def nbgrader_assignment(assignment_id: str, language: str, first_language: str) -> str:
+    """The nbgrader assignment of one language's notebook: ``hw1_scaled_attention``, ``hw1_scaled_attention_zh``.
+
+    Each language is an assignment of its own: nbgrader adds up every notebook of an
+    assignment, so two notebooks of the same questions side by side would count them twice.
+    """
+    return assignment_id if language == first_language else f"{assignment_id}_{language}"

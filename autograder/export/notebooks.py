@@ -18,7 +18,10 @@ import nbformat
 from autograder.build.markers import SOLUTION_BEGIN, SOLUTION_END
 from autograder.build.notebook import GRADED_KEY, render_notebook
 from autograder.config import Assignment
+from autograder.build.docstrings import load_docstrings
 from autograder.export.spec import GradingSpec
+from autograder.i18n import msg, render
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import NOTEBOOK_SOURCE, SOLUTIONS_DIR
 
 #: nbgrader's cell metadata schema.
@@ -27,7 +30,7 @@ HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 #: The grade cells' grade_id is this prefix and the question's function.
 GRADE_ID_PREFIX = "grade_"
-GRADING_HEADING = (
+GRADING_HEADING = msg(
     "## Grading\n\nThe cells below are filled in by the course's grader when your notebook is graded: "
     "leave them as they are. Each question scores its points times the weighted share of its hidden tests "
     "that pass."
@@ -75,8 +78,9 @@ def _grade_metadata(function: str, points: float) -> dict:
             "points": points, "schema_version": NBGRADER_SCHEMA}
 
 
-def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool) -> str:
-    """The notebook as ``.ipynb`` JSON, with nbgrader's metadata and grade cells.
+def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool,
+                    language: str = SOURCE_LANGUAGE, name: str | None = None) -> str:
+    """The notebook in ``language`` as ``.ipynb`` JSON, with nbgrader's metadata and grade cells.
 
     Parameters
     ----------
@@ -86,16 +90,22 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
         The assignment's grading.
     hidden : bool
         Write the grade cells' hidden tests (nbgrader's source) or only their visible part (a student's copy).
+    language : str, default "en"
+        The language of the prose and the docstrings (the code cells are the same in every language).
+    name : str, optional
+        The notebook's file name in that language, which its prose names (``scaled_attention.zh.ipynb``).
     """
+    docstrings = None if language == SOURCE_LANGUAGE else load_docstrings(SOLUTIONS_DIR / assignment.id, language).functions
+    renames = {assignment.notebook: name} if name and name != assignment.notebook else None
     rendered = render_notebook(notebook_source(assignment), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
-                               assignment.questions)
+                               assignment.questions, language, docstrings, renames)
     notebook = nbformat.reads(rendered, as_version=4)
     for cell in notebook.cells:
         tags = cell.metadata.get("tags", [])
         if cell.cell_type == "code" and GRADED_KEY in tags:
             cell.metadata["nbgrader"] = _solution_metadata(tags[1])
             cell.source = close_solution_region(cell.source)
-    cells = [nbformat.v4.new_markdown_cell(GRADING_HEADING)]
+    cells = [nbformat.v4.new_markdown_cell(render(GRADING_HEADING, language))]
     for number, question in enumerate(assignment.questions, start=1):
         source = grade_cell_source(question.function, number, question.points, spec if hidden else None)
         cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": _grade_metadata(question.function, question.points)}))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from autograder.export.spec import GradingSpec
 from autograder.export.target import ExportContext, ExportError, ExportTarget
+from autograder.languages import localized_file_name
 
 if TYPE_CHECKING:
     from autograder.export.cases import HiddenCase
@@ -118,10 +119,19 @@ class OtterTarget(ExportTarget):
                 written.append(path)
             config = folder / "otter_config.json"
             config.write_text(json.dumps(otter_config(assignment.id), indent=2) + "\n", encoding="utf-8")
-            notebook = json.loads(build_release(context.course, assignment.id)[assignment.notebook])
-            notebook["metadata"]["otter"] = {"assignment_name": assignment.id}
-            student = folder / "student" / assignment.notebook
-            student.parent.mkdir()
-            student.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-            written += [config, student, generate_zip(folder, context.package)]
+            students = student_notebooks(context.course, assignment, build_release(context.course, assignment.id), folder / "student")
+            written += [config, *students, generate_zip(folder, context.package)]
         return written
+
+
+def student_notebooks(course, assignment, release: dict, folder: Path) -> list[Path]:
+    """The release's notebook in every language of the course (``scaled_attention.zh.ipynb`` too), named for otter."""
+    folder.mkdir()
+    written = []
+    for language in course.languages:
+        name = localized_file_name(assignment.notebook, language, course.languages[0])
+        notebook = json.loads(release[name])
+        notebook["metadata"]["otter"] = {"assignment_name": assignment.id}
+        (folder / name).write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(folder / name)
+    return written

@@ -25,6 +25,7 @@ from autograder.export.cases import suite_files
 from autograder.export.namespace import NamespaceSubmission
 from autograder.export.spec import GradingSpec
 from autograder.grade.compare import Tolerance
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, question_fraction
 
@@ -94,10 +95,14 @@ def question_score(namespace: dict, function: str, spec: GradingSpec | str) -> f
     return float(round(spec.points(function) * question_fraction(tests), SCORE_DECIMALS))
 
 
-def failure_report(result: TestResult) -> str:
-    """What a failed hidden test says: its message, then one "Likely cause" line per diagnosis."""
-    lines = [f"{result.description.rstrip('.')}: {result.message}"]
-    lines += [f"Likely cause [{d.id}]: {d.hint}" for d in result.diagnoses]
+def failure_report(result: TestResult, language: str = SOURCE_LANGUAGE) -> str:
+    """What a failed hidden test says in ``language``: its message, then one "Likely cause" line per diagnosis."""
+    from autograder.grade.report import description
+    from autograder.i18n import msg, render
+
+    lines = [render(msg("{description}: {message}", description=description(result.description, language),
+                        message=result.message), language)]
+    lines += [render(msg("Likely cause [{id}]: {hint}", id=d.id, hint=d.hint), language) for d in result.diagnoses]
     return "\n".join(lines)
 
 
@@ -114,4 +119,5 @@ def hidden_test_problem(namespace: dict, spec: GradingSpec | str, function: str,
     matches = [r for r in hidden_results(namespace, spec) if r.question == function and r.name == name]
     if not matches:
         raise GraderError(f"no hidden test {name!r} of {function} ran: is the installed attn-course the exported one?")
-    return None if matches[0].passed else failure_report(matches[0])
+    language = spec.language if isinstance(spec, GradingSpec) else GradingSpec.from_json(spec).language
+    return None if matches[0].passed else failure_report(matches[0], language)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 
 from autograder.config import Course
 from autograder.errors import GraderError
+from autograder.languages import SOURCE_LANGUAGE
 
 #: Bits of an export's seed (as many as a grading run's).
 SEED_BITS = 32
@@ -45,6 +46,8 @@ class GradingSpec:
         The course's tolerances.
     call_timeout_s, submission_timeout_s : float
         The course's time limits for one call and for the whole suite.
+    language : str
+        The language of the messages the hidden tests' failures show (otter's test cases).
     """
 
     assignment: str
@@ -54,10 +57,11 @@ class GradingSpec:
     atol: float
     call_timeout_s: float
     submission_timeout_s: float
+    language: str = SOURCE_LANGUAGE
 
     @classmethod
-    def of(cls, course: Course, assignment_id: str, seed: int | None = None) -> "GradingSpec":
-        """The spec of an assignment of ``course`` (seed: :func:`export_seed` unless given)."""
+    def of(cls, course: Course, assignment_id: str, seed: int | None = None, language: str | None = None) -> "GradingSpec":
+        """The spec of an assignment of ``course`` (seed: :func:`export_seed` unless given; language: course.yml's)."""
         assignment = course.assignment(assignment_id)
         defaults = course.defaults
         return cls(
@@ -66,6 +70,7 @@ class GradingSpec:
             seed=export_seed(course.course.name, assignment.id) if seed is None else int(seed),
             rtol=defaults.rtol, atol=defaults.atol,
             call_timeout_s=defaults.call_timeout_s, submission_timeout_s=defaults.submission_timeout_s,
+            language=language or course.feedback_language,
         )
 
     @property

@@ -42,6 +42,9 @@ class ExportContext:
         :func:`~autograder.export.spec.export_seed`'s.
     package : str
         The pip requirement that installs this grader in CI (GitHub Actions).
+    language : str or None
+        The language of the feedback the exported grading writes (``--lang``; None: course.yml's
+        ``feedback_language``).
     """
 
     course: Course
@@ -49,10 +52,16 @@ class ExportContext:
     assignment_ids: tuple[str, ...]
     seeds: dict = field(default_factory=dict)
     package: str = DEFAULT_PACKAGE
+    language: str | None = None
+
+    @property
+    def feedback_language(self) -> str:
+        """The language the exported grading writes feedback in: ``--lang``, else course.yml's ``feedback_language``."""
+        return self.language or self.course.feedback_language
 
     def spec(self, assignment_id: str) -> GradingSpec:
         """The grading spec an export embeds for ``assignment_id``."""
-        return GradingSpec.of(self.course, assignment_id, self.seeds.get(assignment_id))
+        return GradingSpec.of(self.course, assignment_id, self.seeds.get(assignment_id), self.feedback_language)
 
     @property
     def assignments(self):

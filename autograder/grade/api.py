@@ -19,6 +19,7 @@ from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.run import run_on_submission
 from autograder.grade.static_check import OUTSIDE_ALLOWED, policy_violations
 from autograder.grade.submitted import SubmissionTime, TimeSource
+from autograder.i18n import Message, joined, msg
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 
@@ -61,12 +62,13 @@ def _not_loaded(assignment: Assignment, origin: str, message: str, started: floa
     )
 
 
-def policy_reason(violations) -> str:
+def policy_reason(violations) -> Message:
     """Why the policy penalty applies: the disallowed imports, then each construct and what it does."""
-    imports = [f"{v.module} (line {v.line})" for v in violations if v.reason == OUTSIDE_ALLOWED]
-    parts = [f"imports outside the allowed list: {', '.join(imports)}"] if imports else []
-    parts += [f"{v.module} (line {v.line}) {v.reason}" for v in violations if v.reason != OUTSIDE_ALLOWED]
-    return "; ".join(parts)
+    imports = [msg("{module} (line {line})", module=v.module, line=str(v.line)) for v in violations if v.reason == OUTSIDE_ALLOWED]
+    parts = [msg("imports outside the allowed list: {modules}", modules=joined(imports, ", "))] if imports else []
+    parts += [msg("{module} (line {line}) {reason}", module=v.module, line=str(v.line), reason=Message(v.reason))
+              for v in violations if v.reason != OUTSIDE_ALLOWED]
+    return joined(parts)
 
 
 def _penalties(course: Course, assignment: Assignment, violations, submitted_at) -> tuple[list[Penalty], int]:
@@ -75,7 +77,7 @@ def _penalties(course: Course, assignment: Assignment, violations, submitted_at)
         penalties.append(Penalty(policy_reason(violations), course.defaults.disallowed_import_penalty))
     days, fraction = late_fraction(assignment.due, submitted_at, course.late_policy)
     if fraction:
-        penalties.append(Penalty(f"{days} day(s) late", fraction))
+        penalties.append(Penalty(msg("{days} day(s) late", days=str(days)), fraction))
     return penalties, days
 
 

@@ -36,14 +36,15 @@ from autograder.grade.compare import (
 )
 from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
 from autograder.grade.messages import describe
+from autograder.i18n import Message, N_, msg
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
 FLOAT32_TOLERANCE = Tolerance(rtol=1e-4, atol=1e-6)
 #: What a broken call property says, before the diagnosis's hint, by bug id.
 PROPERTY_PROBLEMS = {
-    "call.modifies_input": "the call changed its argument {argument} in place",
-    "call.returns_list": "it returned a Python list instead of {documented}",
-    "call.float32_promoted": "it returned float64 for float32 input",
+    "call.modifies_input": N_("the call changed its argument {argument} in place"),
+    "call.returns_list": N_("it returned a Python list instead of {documented}"),
+    "call.float32_promoted": N_("it returned float64 for float32 input"),
 }
 
 
@@ -68,9 +69,12 @@ def tolerance_for(args: tuple, kwargs: dict, tol: Tolerance) -> Tolerance:
 class CheckFailed(AssertionError):
     """A hidden check failed with a message written for the student (no hidden inputs in it)."""
 
-    def __init__(self, student_message: str):
+    def __init__(self, student_message: Message):
         super().__init__(student_message)
         self.student_message = student_message
+
+    def __reduce__(self):
+        return type(self), (self.student_message,)
 
 
 class Mismatch(AssertionError):
@@ -78,20 +82,20 @@ class Mismatch(AssertionError):
 
     Attributes
     ----------
-    student_message : str
+    student_message : Message
         What is wrong: shapes, dtype, the first mismatching entry; never the hidden inputs.
     diagnoses : tuple of Diagnosis
         The named bugs that explain it.
     """
 
-    def __init__(self, student_message: str, diagnoses: tuple[Diagnosis, ...] = ()):
+    def __init__(self, student_message: Message, diagnoses: tuple[Diagnosis, ...] = ()):
         self.student_message = student_message
         self.diagnoses = tuple(diagnoses)
         super().__init__(self.report())
 
     def report(self) -> str:
         """The message followed by one "Likely cause" line per diagnosis."""
-        return "\n".join([self.student_message, *(f"Likely cause: {d.hint}" for d in self.diagnoses)])
+        return "\n".join([self.student_message, *(msg("Likely cause: {hint}", hint=d.hint) for d in self.diagnoses)])
 
     def __reduce__(self):
         return type(self), (self.student_message, self.diagnoses)
@@ -101,7 +105,7 @@ class Mismatch(AssertionError):
 class Verdict:
     """What :func:`judge` concluded: ``problem`` is empty for a right result."""
 
-    problem: str = ""
+    problem: Message | str = ""
     diagnoses: tuple[Diagnosis, ...] = ()
     carried_from: tuple[str, ...] = ()
 
@@ -110,7 +114,7 @@ class Verdict:
         return not self.problem
 
 
-def expect(condition: bool, student_message: str) -> None:
+def expect(condition: bool, student_message: Message) -> None:
     """Fail the test with ``student_message`` unless ``condition`` holds.
 
     Raises
@@ -148,7 +152,7 @@ def _accepted(function: str, args: tuple, kwargs: dict, reference: Parts, result
 
 def _property_verdict(function: str, properties) -> Verdict:
     first = properties[0]
-    return Verdict(PROPERTY_PROBLEMS[first.id].format(**first.facts), explain(function, properties))
+    return Verdict(Message(PROPERTY_PROBLEMS[first.id], first.facts), explain(function, properties))
 
 
 def _failed_call(subject, function: str, args: tuple, kwargs: dict, error: SubmissionError, reference: Parts, tol) -> Verdict:
@@ -244,7 +248,7 @@ def _keep_figures(submission, function: str, args, kwargs, outcome, verdict: Ver
         keep_figure(submission, figure, failing_case=failing_case)
 
 
-def expect_reference(submission, tol: Tolerance, function: str, *args, what: str = "", worked_example: bool = False,
+def expect_reference(submission, tol: Tolerance, function: str, *args, what: Message | str = "", worked_example: bool = False,
                      **kwargs):
     """Call ``function`` in the submission and require the reference's result.
 
@@ -268,13 +272,13 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: str
     verdict = judge(submission, tol, function, args, kwargs, outcome)
     _keep_figures(submission, function, args, kwargs, outcome, verdict, what or function, worked_example)
     if not verdict.right:
-        raise Mismatch(f"{what or function}: {verdict.problem}", verdict.diagnoses)
+        raise Mismatch(msg("{what}: {problem}", what=what or function, problem=verdict.problem), verdict.diagnoses)
     if verdict.carried_from and hasattr(submission, "carry_from"):
         submission.carry_from(verdict.carried_from)
     return outcome.result if isinstance(outcome, CallOutcome) else None
 
 
-def expect_dtype(actual, dtype, what: str) -> None:
+def expect_dtype(actual, dtype, what: Message | str) -> None:
     """Require ``actual`` (or each array of a tuple) to have ``dtype``.
 
     Raises
@@ -285,4 +289,5 @@ def expect_dtype(actual, dtype, what: str) -> None:
     parts = actual if isinstance(actual, tuple) else (actual,)
     for part in parts:
         got = np.asarray(part).dtype
-        expect(got == dtype, f"{what}: expected dtype {np.dtype(dtype)}, got {got}")
+        expect(got == dtype, msg("{what}: expected dtype {expected}, got {got}", what=what, expected=str(np.dtype(dtype)),
+                                 got=str(got)))

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograder.i18n import Message, from_wire, to_wire
+
 #: Largest number of rows and columns of a weights slice kept.
 MAX_SIDE = 12
 #: Decimals kept of each entry.
@@ -109,6 +111,7 @@ def figure_record(figure: Figure) -> dict:
         return {"kind": figure.kind.value, "d_k": figure.d_k, "var_raw": figure.var_raw, "var_scaled": figure.var_scaled}
     return {
         "kind": figure.kind.value, "title": figure.title, "failing": figure.failing,
+        **({"i18n_title": to_wire(figure.title)} if isinstance(figure.title, Message) else {}),
         "reference": [list(row) for row in figure.reference], "student": [list(row) for row in figure.student],
         "shape": list(figure.shape), "student_shape": list(figure.student_shape),
     }
@@ -118,13 +121,22 @@ def _matrix(rows) -> Matrix:
     return tuple(tuple(None if v is None else float(v) for v in row[:MAX_SIDE]) for row in list(rows)[:MAX_SIDE])
 
 
+def _title(record: dict):
+    """A figure's title: the catalog message kept in the record, else its English text."""
+    wired = record.get("i18n_title")
+    try:
+        return from_wire(wired) if isinstance(wired, dict) else str(record["title"])
+    except (KeyError, TypeError, ValueError, IndexError):
+        return str(record["title"])
+
+
 def figure_from_record(record: dict) -> Figure | None:
     """The figure a record holds; None for a record of an unknown kind or shape (a later version's)."""
     try:
         kind = FigureKind(record["kind"])
         if kind == FigureKind.VARIANCE:
             return VarianceRow(int(record["d_k"]), record.get("var_raw"), record.get("var_scaled"))
-        return WeightsFigure(str(record["title"]), _matrix(record["reference"]), _matrix(record["student"]),
+        return WeightsFigure(_title(record), _matrix(record["reference"]), _matrix(record["student"]),
                              bool(record["failing"]), tuple(record.get("shape", ())), tuple(record.get("student_shape", ())))
     except (KeyError, TypeError, ValueError):
         return None

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
-
-if TYPE_CHECKING:
-    from autograder.grade.result import GradeResult
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,8 @@ class Format:
     name : str
         ``--format`` value.
     renderer : str
-        ``"module:function"``; ``function(result) -> str``.
+        ``"module:function"``; ``function(result, language) -> str``: students' text in
+        ``language`` (the JSON record stays English).
     description : str
         One line for ``--help``.
     feedback_file : str or None
@@ -39,7 +37,7 @@ class Format:
     feedback_file: str | None = None
 
     @property
-    def render(self) -> Callable[[GradeResult], str]:
+    def render(self) -> Callable[..., str]:
         """The render function (its module imported on first use)."""
         module, function = self.renderer.split(":")
         return getattr(importlib.import_module(module), function)

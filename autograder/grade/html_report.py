@@ -4,7 +4,9 @@ The score of every question; each failing test with its message (what was expect
 came back); the named bugs with their hints; and pictures where they explain more than
 text: the expected attention weights beside the student's for the worked example and for
 one failing call of each question, and the table of the variance experiment. A pure
-function of the :class:`~autograder.grade.result.GradeResult`, like every format.
+function of the :class:`~autograder.grade.result.GradeResult` and a language, like every
+format: every label and message comes from the message catalog, rendered with each fact
+escaped (:func:`autograder.i18n.render` with :func:`~autograder.grade.html_page.esc`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from functools import lru_cache
 
 from autograder.grade.figures import VarianceRow, WeightsFigure
 from autograder.grade.html_page import esc, image, page, score_bar
-from autograder.grade.report import by_message, carried_note, question_diagnoses
+from autograder.grade.report import by_message, carried_note, description, question_diagnoses
 from autograder.grade.result import GradeResult
+from autograder.i18n import msg, msg_n, render
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import QuestionScore
 
 #: The question whose feedback shows the variance experiment's table.
@@ -29,63 +33,78 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def _header(result: GradeResult) -> str:
+def _say(message, language: str) -> str:
+    """A catalog message (or text) in ``language`` as HTML: the template's text and each fact escaped apart."""
+    return render(message, language, esc)
+
+
+def _header(result: GradeResult, language: str) -> str:
+    score = msg("Score: {score} / {max_score}", score=_points(result.score), max_score=_points(result.max_score))
     parts = [
         f"<h1>{esc(result.assignment_id)}</h1>",
         f'<p class="muted">{esc(result.origin)}</p>',
-        f'<p class="score">Score: {_points(result.score)} / {_points(result.max_score)}</p>',
+        f'<p class="score">{_say(score, language)}</p>',
         score_bar(result.score, result.max_score),
     ]
     if result.load_error:
-        parts.append(f'<div class="note"><strong>Your file could not be graded.</strong><pre>{esc(result.load_error)}</pre></div>')
-    parts += [f'<div class="note">Penalty: −{p.fraction:.0%} for {esc(p.reason)}</div>' for p in result.penalties]
-    parts += [f'<div class="note">{esc(note)}</div>' for note in result.load_notes]
+        parts.append(f'<div class="note"><strong>{_say(msg("Your file could not be graded."), language)}</strong>'
+                     f'<pre>{_say(result.load_error, language)}</pre></div>')
+    parts += [f'<div class="note">{_say(msg("Penalty: −{percent} for {reason}", percent=f"{p.fraction:.0%}", reason=p.reason), language)}</div>'
+              for p in result.penalties]
+    parts += [f'<div class="note">{_say(note, language)}</div>' for note in result.load_notes]
     return "\n".join(parts)
 
 
-def _failures(question: QuestionScore) -> str:
+def _failures(question: QuestionScore, language: str) -> str:
     items = []
     for message, tests in by_message(question.failed_tests).items():
-        what = esc(tests[0].description.rstrip(".")) if len(tests) == 1 else f"{len(tests)} tests"
-        items.append(f"<li>{what}<pre>{esc(message)}</pre></li>")
-    return f"<h3>What failed</h3>\n<ul>{''.join(items)}</ul>" if items else ""
+        what = esc(description(tests[0].description, language)) if len(tests) == 1 \
+            else _say(msg_n("{n} test", "{n} tests", len(tests)), language)
+        items.append(f"<li>{what}<pre>{_say(message, language)}</pre></li>")
+    return f"<h3>{_say(msg('What failed'), language)}</h3>\n<ul>{''.join(items)}</ul>" if items else ""
 
 
-def _diagnoses(question: QuestionScore) -> str:
+def _diagnoses(question: QuestionScore, language: str) -> str:
     return "\n".join(
-        f'<div class="diagnosis"><strong>Likely bug</strong> <code>{esc(bug)}</code><br>{esc(hint)}</div>'
+        f'<div class="diagnosis"><strong>{_say(msg("Likely bug"), language)}</strong> <code>{esc(bug)}</code><br>'
+        f'{_say(hint, language)}</div>'
         for bug, hint in question_diagnoses(question).items()
     )
 
 
-def _weights_figure(figure: WeightsFigure) -> str:
+def _weights_figure(figure: WeightsFigure, language: str) -> str:
     from autograder.grade.heatmaps import weights_png
 
-    state = "your result is wrong here" if figure.failing else "your result is right here"
+    state = msg("your result is wrong here") if figure.failing else msg("your result is right here")
     shown = (len(figure.reference), len(figure.reference[0]) if figure.reference else 0)
-    shape = f"; shown: a {shown[0]}×{shown[1]} slice of shape {tuple(figure.shape)}" if tuple(figure.shape) != shown else ""
-    alt = f"Heatmaps of the attention weights for {figure.title}: expected on the left, yours on the right"
-    caption = f"Attention weights, {esc(figure.title)}: expected (left) and yours (right); {state}{esc(shape)}."
-    return f"<figure>{image(weights_png(figure), alt, HEATMAP_CLASS)}<figcaption>{caption}</figcaption></figure>"
+    shape = msg("; shown: a {rows}×{columns} slice of shape {shape}", rows=str(shown[0]), columns=str(shown[1]),
+                shape=str(tuple(figure.shape))) if tuple(figure.shape) != shown else ""
+    alt = msg("Heatmaps of the attention weights for {title}: expected on the left, yours on the right", title=figure.title)
+    caption = msg("Attention weights, {title}: expected (left) and yours (right); {state}{shape}.", title=figure.title,
+                  state=state, shape=shape)
+    return (f"<figure>{image(weights_png(figure), render(alt, language), HEATMAP_CLASS)}"
+            f"<figcaption>{_say(caption, language)}</figcaption></figure>")
 
 
-def _figures(question: QuestionScore) -> str:
+def _figures(question: QuestionScore, language: str) -> str:
     figures = [f for test in question.tests for f in test.figures if isinstance(f, WeightsFigure)]
-    return "\n".join(_weights_figure(f) for f in figures)
+    return "\n".join(_weights_figure(f, language) for f in figures)
 
 
 def _number(value: float | None, digits: int = 4) -> str:
     return "—" if value is None else f"{value:.{digits}g}"
 
 
-def _variance_rows_table(rows: list[VarianceRow]) -> str:
+def _variance_rows_table(rows: list[VarianceRow], language: str) -> str:
     body = "".join(
         f"<tr><td>{row.d_k}</td><td>{_number(row.var_raw)}</td><td>≈ {row.d_k}</td>"
         f"<td>{_number(row.var_scaled)}</td><td>≈ 1</td></tr>"
         for row in sorted(rows, key=lambda r: r.d_k)
     )
-    head = "<tr><th>d_k</th><th>your Var(q·k)</th><th>expected</th><th>your Var(q·k/√d_k)</th><th>expected</th></tr>"
-    return f'<h3>Your variance experiment</h3><div class="table"><table>{head}{body}</table></div>'
+    yours, expected = _say(msg("your {quantity}", quantity="Var(q·k)"), language), _say(msg("expected"), language)
+    yours_scaled = _say(msg("your {quantity}", quantity="Var(q·k/√d_k)"), language)
+    head = f"<tr><th>d_k</th><th>{yours}</th><th>{expected}</th><th>{yours_scaled}</th><th>{expected}</th></tr>"
+    return f'<h3>{_say(msg("Your variance experiment"), language)}</h3><div class="table"><table>{head}{body}</table></div>'
 
 
 @lru_cache(maxsize=1)
@@ -96,39 +115,43 @@ def _reference_variance_rows() -> tuple[tuple[int, float, float], ...]:
     return tuple((int(d_k), float(raw), float(scaled)) for d_k, raw, scaled in table)
 
 
-def _reference_variance_table() -> str:
+def _reference_variance_table(language: str) -> str:
     body = "".join(f"<tr><td>{d_k}</td><td>{raw:.3g}</td><td>{scaled:.3g}</td></tr>" for d_k, raw, scaled in _reference_variance_rows())
     head = "<tr><th>d_k</th><th>Var(q·k)</th><th>Var(q·k/√d_k)</th></tr>"
-    return (f'<h3>The variance experiment (reference, {REFERENCE_SAMPLES:,} samples per row)</h3>'
-            f'<div class="table"><table>{head}{body}</table></div>'
-            "<p class=\"muted\">Var(q·k) grows like d_k; dividing by √d_k brings it back to 1.</p>")
+    title = msg("The variance experiment (reference, {samples} samples per row)", samples=f"{REFERENCE_SAMPLES:,}")
+    note = msg("Var(q·k) grows like d_k; dividing by √d_k brings it back to 1.")
+    return (f'<h3>{_say(title, language)}</h3><div class="table"><table>{head}{body}</table></div>'
+            f'<p class="muted">{_say(note, language)}</p>')
 
 
-def _variance(question: QuestionScore) -> str:
+def _variance(question: QuestionScore, language: str) -> str:
     if question.function != VARIANCE_QUESTION:
         return ""
     rows = [f for test in question.tests for f in test.figures if isinstance(f, VarianceRow)]
-    return _variance_rows_table(rows) if rows else _reference_variance_table()
+    return _variance_rows_table(rows, language) if rows else _reference_variance_table(language)
 
 
-def _question(question: QuestionScore) -> str:
+def _question(question: QuestionScore, language: str) -> str:
     state = "ok" if question.score == question.points else "fail"
-    counts = f"{question.passed}/{len(question.tests)} tests passed" if question.tests else "not run"
+    counts = msg("{passed}/{total} tests passed", passed=str(question.passed), total=str(len(question.tests))) \
+        if question.tests else msg("not run")
     parts = [
         f'<section class="question" id="q{question.number}">',
         f'<h2>Q{question.number} <code>{esc(question.function)}</code> '
         f'<span class="{state}">{_points(question.score)} / {_points(question.points)}</span></h2>',
         score_bar(question.score, question.points),
-        f'<p class="muted">{counts}</p>',
-        *[f'<div class="note">{esc(line.removeprefix("- "))}</div>' for line in carried_note(question)],
-        _failures(question), _diagnoses(question), _figures(question), _variance(question),
+        f'<p class="muted">{_say(counts, language)}</p>',
+        *[f'<div class="note">{line}</div>' for line in carried_note(question, language, esc)],
+        _failures(question, language), _diagnoses(question, language), _figures(question, language),
+        _variance(question, language),
         "</section>",
     ]
     return "\n".join(part for part in parts if part)
 
 
-def to_html(result: GradeResult) -> str:
-    """The feedback page of one result: a whole, self-contained HTML document."""
-    body = "\n".join([_header(result), *(_question(q) for q in result.questions),
-                      f'<p class="muted">Graded in {result.execution_time:.2f} s (grader {esc(result.grader_version)}).</p>'])
-    return page(f"{result.assignment_id}: {_points(result.score)} / {_points(result.max_score)}", body)
+def to_html(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
+    """The feedback page of one result in ``language``: a whole, self-contained HTML document."""
+    graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
+    body = "\n".join([_header(result, language), *(_question(q, language) for q in result.questions),
+                      f'<p class="muted">{_say(graded, language)}</p>'])
+    return page(f"{result.assignment_id}: {_points(result.score)} / {_points(result.max_score)}", body, lang=language)

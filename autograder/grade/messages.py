@@ -1,7 +1,8 @@
 """Words for the student: what a :class:`~autograder.grade.compare.Difference` means.
 
 Messages speak about shapes, dtypes, the inputs' sizes and the first wrong entry, never
-the hidden inputs' values.
+the hidden inputs' values. Each is a catalog message (:mod:`autograder.i18n`) whose numbers
+and shapes are formatted here, once, so every language shows the same ones.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from autograder.grade.compare import (
     mismatched,
     reference_signature,
 )
+from autograder.i18n import Message, msg, msg_n
 
 #: Digits shown for a number in messages.
 DIGITS = 4
@@ -34,18 +36,15 @@ def number(value) -> str:
     return f"{value:.{DIGITS}e}"
 
 
-def count(n: int, singular: str, plural: str) -> str:
-    """``"1 entry"``, ``"3 entries"``."""
-    return f"{n} {singular if n == 1 else plural}"
-
-
-def entry(expected: np.ndarray, actual: np.ndarray, index: tuple) -> str:
+def entry(expected: np.ndarray, actual: np.ndarray, index: tuple) -> Message:
     """``"at index (0, 2): expected 0.4519, got 0.3000"`` (no index for 0-d arrays)."""
-    where = f"at index {index}: " if index else ""
-    return f"{where}expected {number(expected[index])}, got {number(actual[index])}"
+    values = {"expected": number(expected[index]), "got": number(actual[index])}
+    if index:
+        return msg("at index {index}: expected {expected}, got {got}", index=str(index), **values)
+    return msg("expected {expected}, got {got}", **values)
 
 
-def first_mismatch(expected: np.ndarray, actual: np.ndarray, tol: Tolerance) -> str:
+def first_mismatch(expected: np.ndarray, actual: np.ndarray, tol: Tolerance) -> Message | str:
     """Describe the first entry (in C order) where ``actual`` is not close to ``expected``.
 
     Returns
@@ -96,77 +95,78 @@ def distribution_axis(function: str, args: tuple, kwargs: dict) -> tuple[int, in
     return distribution.output, int(axis)
 
 
-def sums_note(actual: np.ndarray, axis: int, tol: Tolerance) -> str:
+def sums_note(actual: np.ndarray, axis: int, tol: Tolerance) -> Message | str:
     """A note on the sums along ``axis`` when they are not all 1."""
     with np.errstate(all="ignore"):
         sums = np.sum(actual.astype(np.float64), axis=axis)
     finite = sums[np.isfinite(sums)]
     if not finite.size or np.allclose(finite, 1.0, rtol=tol.rtol, atol=tol.atol):
         return ""
-    return (
-        f"; its sums along axis {axis} should all be 1 but range from "
-        f"{number(finite.min())} to {number(finite.max())}"
-    )
+    return msg("; its sums along axis {axis} should all be 1 but range from {low} to {high}",
+               axis=str(axis), low=number(finite.min()), high=number(finite.max()))
 
 
-def part_name(function: str, part: int, is_tuple: bool) -> str:
+def part_name(function: str, part: int, is_tuple: bool) -> Message | str:
     """The documented name of a returned part (``"A"``), or ``"result[i]"``."""
     names = contract(function).output_names
     if not is_tuple:
-        return names[0] if len(names) == 1 else "the result"
+        return names[0] if len(names) == 1 else msg("the result")
     return names[part] if part < len(names) and len(names) > 1 else f"result[{part}]"
 
 
-def _structural(function: str, difference: Difference) -> str:
+def _structural(function: str, difference: Difference) -> Message:
     names = contract(function).output_names
-    arity = f"a tuple of {len(names)} ({', '.join(names)})"
+    arity = {"size": str(len(names)), "names": ", ".join(names), "got": str(difference.got)}
     if difference.kind is DifferenceKind.SINGLE_NOT_TUPLE:
-        return f"expected {arity}, got a single {difference.got}"
+        return msg("expected a tuple of {size} ({names}), got a single {got}", **arity)
     if difference.kind is DifferenceKind.ARITY:
-        return f"expected {arity}, got a tuple of {difference.got}"
-    return f"expected a single array, got a tuple of {difference.got}"
+        return msg("expected a tuple of {size} ({names}), got a tuple of {got}", **arity)
+    return msg("expected a single array, got a tuple of {got}", got=str(difference.got))
 
 
-def _values(name: str, difference: Difference, tol: Tolerance, sums_axis: int | None) -> str:
+def _values(name: Message | str, difference: Difference, tol: Tolerance, sums_axis: int | None) -> Message:
     expected, actual = difference.expected, difference.actual
-    tolerance = f"(rtol={tol.rtol:g}, atol={tol.atol:g})"
+    tolerance = {"rtol": f"{tol.rtol:g}", "atol": f"{tol.atol:g}"}
     if expected.ndim == 0:
-        return f"{name} differs {tolerance}: {first_mismatch(expected, actual, tol)}"
+        return msg("{name} differs (rtol={rtol}, atol={atol}): {first}", name=name,
+                   first=first_mismatch(expected, actual, tol), **tolerance)
     wrong = mismatched(expected, actual, tol)
     sums = "" if sums_axis is None else sums_note(actual, sums_axis, tol)
-    return (
-        f"{name} differs in {int(wrong.sum())} of {count(wrong.size, 'entry', 'entries')} "
-        f"{tolerance}; first {first_mismatch(expected, actual, tol)}{sums}"
-    )
+    return msg_n("{name} differs in {wrong} of {n} entry (rtol={rtol}, atol={atol}); first {first}{sums}",
+                 "{name} differs in {wrong} of {n} entries (rtol={rtol}, atol={atol}); first {first}{sums}",
+                 wrong.size, name=name, wrong=str(int(wrong.sum())), first=first_mismatch(expected, actual, tol),
+                 sums=sums, **tolerance)
 
 
-def _non_finite(name: str, difference: Difference) -> str:
+def _non_finite(name: Message | str, difference: Difference) -> Message:
     expected, actual = difference.expected, difference.actual
     with np.errstate(all="ignore"):
         broken = ~np.isfinite(actual.astype(np.float64)) & np.isfinite(expected.astype(np.float64))
     index = tuple(int(i) for i in np.argwhere(broken)[0])
-    return (
-        f"{name} has {count(int(broken.sum()), 'non-finite entry', 'non-finite entries')} "
-        f"(inf or nan) where finite values are expected; first {entry(expected, actual, index)}"
-    )
+    return msg_n("{name} has {n} non-finite entry (inf or nan) where finite values are expected; first {first}",
+                 "{name} has {n} non-finite entries (inf or nan) where finite values are expected; first {first}",
+                 int(broken.sum()), name=name, first=entry(expected, actual, index))
 
 
-def describe(difference: Difference, function: str, args: tuple, kwargs: dict, is_tuple: bool, tol: Tolerance) -> str:
+def describe(difference: Difference, function: str, args: tuple, kwargs: dict, is_tuple: bool, tol: Tolerance) -> Message:
     """What is wrong with the student's result, in one sentence."""
     kind = difference.kind
     if kind in (DifferenceKind.SINGLE_NOT_TUPLE, DifferenceKind.ARITY, DifferenceKind.TUPLE_NOT_SINGLE):
         return _structural(function, difference)
     name = part_name(function, difference.part, is_tuple)
     if kind is DifferenceKind.NOT_AN_ARRAY:
-        return f"{name} is not an array"
+        return msg("{name} is not an array", name=name)
     if kind is DifferenceKind.NOT_BOOLEAN:
-        return f"{name} has dtype {difference.actual.dtype}; expected a boolean array"
+        return msg("{name} has dtype {dtype}; expected a boolean array", name=name, dtype=str(difference.actual.dtype))
     if kind is DifferenceKind.NOT_REAL:
-        return f"{name} has dtype {difference.actual.dtype}; expected a real floating-point array"
+        return msg("{name} has dtype {dtype}; expected a real floating-point array", name=name,
+                   dtype=str(difference.actual.dtype))
     if kind is DifferenceKind.SHAPE:
+        shapes = {"name": name, "got": str(difference.actual.shape), "expected": str(difference.expected.shape)}
         inputs = input_shapes(function, args, kwargs)
-        suffix = f" for inputs {inputs}" if inputs else ""
-        return f"{name} has shape {difference.actual.shape}; expected {difference.expected.shape}{suffix}"
+        if inputs:
+            return msg("{name} has shape {got}; expected {expected} for inputs {inputs}", inputs=inputs, **shapes)
+        return msg("{name} has shape {got}; expected {expected}", **shapes)
     if kind is DifferenceKind.NON_FINITE:
         return _non_finite(name, difference)
     distribution = distribution_axis(function, args, kwargs)

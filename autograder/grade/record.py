@@ -4,6 +4,10 @@ Every report is rendered from a GradeResult; the gradebook stores this record al
 any report (the student's feedback, a later format) can be rendered again from it.
 :func:`from_record` also reads the records of earlier versions (stored next to rendered
 reports, without the diagnoses' hints).
+
+Messages are stored as their stable English text, where they always were; the ``i18n``
+entries beside them keep the catalog id and facts of each (:func:`autograder.i18n.to_wire`),
+so feedback rendered later from the record can be in any language with the same facts.
 """
 
 from __future__ import annotations
@@ -11,13 +15,30 @@ from __future__ import annotations
 from autograder.engine.results import Diagnosis, TestResult
 from autograder.grade.figures import figure_from_record, figure_record
 from autograder.grade.result import GradeResult, Penalty
+from autograder.i18n import Message, from_wire, to_wire
 from autograder.scoring import QuestionScore
 
 #: Decimals of execution times in the record.
 TIME_DECIMALS = 3
 
 
+def _wired(**texts) -> dict:
+    """``{"i18n": {name: wire}}`` for the texts that are catalog messages (nothing when none is)."""
+    wired = {name: to_wire(text) for name, text in texts.items() if isinstance(text, Message)}
+    return {"i18n": wired} if wired else {}
+
+
+def _unwired(record: dict, name: str, english):
+    """The message stored for ``name`` in the record's ``i18n`` entry, else the English text as it is."""
+    data = (record.get("i18n") or {}).get(name)
+    try:
+        return from_wire(data) if isinstance(data, dict) else english
+    except (KeyError, TypeError, ValueError, IndexError):
+        return english
+
+
 def _test_record(test: TestResult) -> dict:
+    hints = {d.id: to_wire(d.hint) for d in test.diagnoses if isinstance(d.hint, Message)}
     return {
         "name": test.name,
         "description": test.description,
@@ -29,6 +50,8 @@ def _test_record(test: TestResult) -> dict:
         "hints": {d.id: d.hint for d in test.diagnoses},
         "carried_from": list(test.carried_from),
         **({"figures": [figure_record(f) for f in test.figures]} if test.figures else {}),
+        **_wired(message=test.message),
+        **({"i18n_hints": hints} if hints else {}),
     }
 
 
@@ -50,7 +73,7 @@ def to_record(result: GradeResult) -> dict:
         "score": result.score,
         "raw_score": result.raw_score,
         "max_score": result.max_score,
-        "penalties": [{"reason": p.reason, "fraction": p.fraction} for p in result.penalties],
+        "penalties": [{"reason": p.reason, "fraction": p.fraction, **_wired(reason=p.reason)} for p in result.penalties],
         "load_error": result.load_error,
         "import_violations": list(result.import_violations),
         "days_late": result.days_late,
@@ -64,15 +87,22 @@ def to_record(result: GradeResult) -> dict:
         "questions": [_question_record(q) for q in result.questions],
         "student_output": result.student_output,
         "load_notes": list(result.load_notes),
+        **_wired(load_error=result.load_error),
+        **({"i18n_load_notes": [to_wire(note) for note in result.load_notes]}
+           if any(isinstance(note, Message) for note in result.load_notes) else {}),
     }
 
 
+def _hint(record: dict, bug_id: str):
+    english = (record.get("hints") or {}).get(bug_id, "")
+    return _unwired({"i18n": record.get("i18n_hints")}, bug_id, english)
+
+
 def _test(record: dict, question: str) -> TestResult:
-    hints = record.get("hints") or {}
     return TestResult(
         record["name"], question, float(record["weight"]), record["description"], record["status"],
-        record.get("message", ""), record.get("kind", ""),
-        tuple(Diagnosis(i, hints.get(i, "")) for i in record.get("diagnoses", ())),
+        _unwired(record, "message", record.get("message", "")), record.get("kind", ""),
+        tuple(Diagnosis(i, _hint(record, i)) for i in record.get("diagnoses", ())),
         tuple(record.get("carried_from", ())),
         tuple(f for f in map(figure_from_record, record.get("figures", ())) if f is not None),
     )
@@ -98,8 +128,8 @@ def from_record(record: dict) -> GradeResult:
         max_score=record["max_score"],
         raw_score=record["raw_score"],
         score=record["score"],
-        penalties=tuple(Penalty(p["reason"], p["fraction"]) for p in record.get("penalties", ())),
-        load_error=record.get("load_error"),
+        penalties=tuple(Penalty(_unwired(p, "reason", p["reason"]), p["fraction"]) for p in record.get("penalties", ())),
+        load_error=_unwired(record, "load_error", record.get("load_error")),
         import_violations=tuple(record.get("import_violations", ())),
         isolation=record.get("isolation", "not started"),
         student_output=record.get("student_output", ""),
@@ -109,5 +139,13 @@ def from_record(record: dict) -> GradeResult:
         seed=record.get("seed"),
         submitted_at=record.get("submitted_at"),
         submitted_at_source=record.get("submitted_at_source", "none"),
-        load_notes=tuple(record.get("load_notes", ())),
+        load_notes=_load_notes(record),
     )
+
+
+def _load_notes(record: dict) -> tuple:
+    english = tuple(record.get("load_notes", ()))
+    wired = record.get("i18n_load_notes")
+    if not isinstance(wired, list) or len(wired) != len(english):
+        return english
+    return tuple(_unwired({"i18n": {"note": data}}, "note", text) for data, text in zip(wired, english))

@@ -2,7 +2,9 @@
 
 The formats are held as data in :data:`autograder.grade.formats.FORMATS`, the one registry
 the command line, the gradebook's feedback files and the exports derive from; each renders
-a pure function of the result.
+a pure function of the result and a language. What students read (labels, messages, hints,
+descriptions) comes from the message catalog in that language (:mod:`autograder.i18n`); ids,
+numbers, function names and the JSON record stay the same in every language.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from xml.etree import ElementTree
 
 from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
+from autograder.i18n import entry, msg, msg_n, render
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import QuestionScore
 
 #: Gradescope shows a test as visible to the student immediately.
@@ -34,26 +38,40 @@ def question_diagnoses(question: QuestionScore) -> dict[str, str]:
     return {d.id: d.hint for test in question.failed_tests for d in test.diagnoses}
 
 
-def carried_note(question: QuestionScore) -> list[str]:
+def carried_note(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None) -> list[str]:
     """One line saying which tests kept their points because they follow from the student's own upstream functions."""
     carried = [t for t in question.tests if t.passed and t.carried_from]
     if not carried:
         return []
     upstream = ", ".join(f"`{name}`" for name in dict.fromkeys(f for t in carried for f in t.carried_from))
-    tests = "1 test passes" if len(carried) == 1 else f"{len(carried)} tests pass"
-    return [f"- {tests} because its result follows from your {upstream} (error carried forward: "
-            f"{question.function} is right given what {upstream} returned)"]
+    note = msg_n("{n} test passes because its result follows from your {upstream} (error carried forward: "
+                 "{function} is right given what {upstream} returned)",
+                 "{n} tests pass because their results follow from your {upstream} (error carried forward: "
+                 "{function} is right given what {upstream} returned)",
+                 len(carried), upstream=upstream, function=question.function)
+    return [render(note, language, *_escaping(escape))]
 
 
-def question_feedback(question: QuestionScore) -> list[str]:
+def _escaping(escape) -> tuple:
+    return (escape,) if escape is not None else ()
+
+
+def description(text: str, language: str = SOURCE_LANGUAGE) -> str:
+    """A test's description (its docstring's first line) in ``language``, without its final full stop."""
+    return render(entry(text), language).rstrip(".。")
+
+
+def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE) -> list[str]:
     """Lines explaining a question: each failed test and why, the named bugs once, and carried results."""
-    lines = carried_note(question)
+    lines = [f"- {line}" for line in carried_note(question, language)]
     for message, tests in by_message(question.failed_tests).items():
         if len(tests) == 1:
-            lines.append(f"- {tests[0].description.rstrip('.')}: {message}")
+            line = msg("{description}: {message}", description=description(tests[0].description, language), message=message)
         else:
-            lines.append(f"- {len(tests)} tests: {message}")
-    lines += [f"Likely bug [{bug}]: {hint}" for bug, hint in question_diagnoses(question).items()]
+            line = msg_n("{n} test: {message}", "{n} tests: {message}", len(tests), message=message)
+        lines.append(f"- {render(line, language)}")
+    lines += [render(msg("Likely bug [{id}]: {hint}", id=bug, hint=hint), language)
+              for bug, hint in question_diagnoses(question).items()]
     return lines
 
 
@@ -70,43 +88,55 @@ def _indented(text: str, indent: str) -> str:
     return text.replace("\n", "\n" + indent)
 
 
-def _summary_lines(result: GradeResult) -> list[str]:
-    lines = [f"Score: {_points(result.score)} / {_points(result.max_score)}"]
+def _summary_lines(result: GradeResult, language: str = SOURCE_LANGUAGE) -> list[str]:
+    lines = [render(msg("Score: {score} / {max_score}", score=_points(result.score), max_score=_points(result.max_score)),
+                    language)]
     if result.load_error:
-        lines.append(f"The submission could not be graded: {_indented(result.load_error, FEEDBACK_INDENT)}")
-    lines += [f"Penalty: -{p.fraction:.0%} for {p.reason}" for p in result.penalties]
-    lines += [_indented(note, FEEDBACK_INDENT) for note in result.load_notes]
+        lines.append(_indented(render(msg("The submission could not be graded: {error}", error=result.load_error), language),
+                               FEEDBACK_INDENT))
+    lines += [render(msg("Penalty: -{percent} for {reason}", percent=f"{p.fraction:.0%}", reason=p.reason), language)
+              for p in result.penalties]
+    lines += [_indented(render(note, language), FEEDBACK_INDENT) for note in result.load_notes]
     return lines
 
 
-def to_text(result: GradeResult) -> str:
+def _question_line(q: QuestionScore, language: str) -> str:
+    """``ok   Q1 softmax      2 / 2    (5/5 tests)``: the mark, the question, its points and its tests."""
+    passed, failed = render(msg("ok"), language), render(msg("FAIL"), language)
+    mark = (passed if q.score == q.points else failed).ljust(max(len(passed), len(failed)))
+    counts = render(msg("{passed}/{total} tests", passed=str(q.passed), total=str(len(q.tests))) if q.tests
+                    else msg("not run"), language)
+    return f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})"
+
+
+def to_text(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """A readable report, one block per question."""
-    lines = [f"{result.assignment_id}: {result.origin}", *_summary_lines(result), ""]
+    lines = [f"{result.assignment_id}: {render(result.origin, language)}", *_summary_lines(result, language), ""]
     for q in result.questions:
-        mark = "ok  " if q.score == q.points else "FAIL"
-        counts = f"{q.passed}/{len(q.tests)} tests" if q.tests else "not run"
-        lines.append(f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})")
-        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q)]
-    lines += ["", f"Graded in {result.execution_time:.2f} s (grader {result.grader_version})."]  # isolation: the JSON record
+        lines.append(_question_line(q, language))
+        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q, language)]
+    graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
+    lines += ["", render(graded, language)]  # isolation: the JSON record
     return "\n".join(lines) + "\n"
 
 
-def to_dict(result: GradeResult) -> dict:
+def to_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
     """Every field of the result as plain JSON data: the canonical record (:mod:`autograder.grade.record`)."""
     return to_record(result)
 
 
-def to_json(result: GradeResult) -> str:
+def to_json(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
+    """The instructor's record as JSON: stable English and ids, whatever ``language`` is asked."""
     return json.dumps(to_dict(result), indent=2) + "\n"
 
 
-def to_gradescope_dict(result: GradeResult) -> dict:
-    """Gradescope's results.json: one test per question, diagnoses in ``extra_data``."""
+def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
+    """Gradescope's results.json: one test per question, diagnoses in ``extra_data``; what students read in ``language``."""
     tests = []
     for q in result.questions:
-        feedback = question_feedback(q) or ["All tests passed."]
+        feedback = question_feedback(q, language) or [render(msg("All tests passed."), language)]
         if result.load_error:
-            feedback = [f"Not graded: {result.load_error}"]
+            feedback = [render(msg("Not graded: {error}", error=result.load_error), language)]
         tests.append(
             {
                 "name": f"Q{q.number} {q.function}",
@@ -126,7 +156,7 @@ def to_gradescope_dict(result: GradeResult) -> dict:
     return {
         "score": result.score,
         "execution_time": round(result.execution_time, TIME_DECIMALS),
-        "output": "\n".join(_summary_lines(result)),
+        "output": "\n".join(_summary_lines(result, language)),
         "visibility": VISIBLE,
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -139,8 +169,8 @@ def to_gradescope_dict(result: GradeResult) -> dict:
     }
 
 
-def to_gradescope(result: GradeResult) -> str:
-    return json.dumps(to_gradescope_dict(result), indent=2) + "\n"
+def to_gradescope(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
+    return json.dumps(to_gradescope_dict(result, language), indent=2) + "\n"
 
 
 def _xml(text: str) -> str:
@@ -156,7 +186,7 @@ def _count_attributes(element: ElementTree.Element) -> None:
     element.set("skipped", "0")
 
 
-def to_junit(result: GradeResult) -> str:
+def to_junit(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """JUnit XML: one testsuite per question, one testcase per test (always well-formed).
 
     Every count (``tests``, ``failures``, ``errors``) is the number of elements it counts; a
@@ -168,12 +198,12 @@ def to_junit(result: GradeResult) -> str:
         for t in q.tests:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
             if not t.passed:
-                message = _xml(t.message)
+                message = _xml(render(t.message, language))
                 failure = ElementTree.SubElement(case, "failure", message=message[:JUNIT_MESSAGE_CHARS], type=t.kind or "failed")
-                failure.text = "\n".join([message, *[f"[{d.id}] {d.hint}" for d in t.diagnoses]])
+                failure.text = "\n".join([message, *[_xml(f"[{d.id}] {render(d.hint, language)}") for d in t.diagnoses]])
         if result.load_error:
             case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
-            error = _xml(result.load_error)
+            error = _xml(render(result.load_error, language))
             ElementTree.SubElement(case, "error", message=error[:JUNIT_MESSAGE_CHARS]).text = error
         _count_attributes(suite)
     _count_attributes(root)

@@ -14,20 +14,21 @@ import ast
 from dataclasses import dataclass
 
 from autograder.errors import LoadFailed
+from autograder.i18n import N_, msg
 from autograder.student_text import clean_text
 from autograder.submission.locate import could_not_read
 
 DYNAMIC_IMPORTERS = ("__import__", "import_module")
 #: Why an import is disallowed.
-OUTSIDE_ALLOWED = "imported outside the allowed list"
+OUTSIDE_ALLOWED = N_("imported outside the allowed list")
 #: Names whose use hides code from the import check, and why each is disallowed.
 DYNAMIC_CODE = {
-    "exec": "runs code built from a string",
-    "eval": "runs code built from a string",
-    "compile": "compiles code built from a string",
-    "__builtins__": "reaches the builtins, where __import__ can be fetched by a computed name",
+    "exec": N_("runs code built from a string"),
+    "eval": N_("runs code built from a string"),
+    "compile": N_("compiles code built from a string"),
+    "__builtins__": N_("reaches the builtins, where __import__ can be fetched by a computed name"),
 }
-COMPUTED_IMPORT = "imports a module whose name is computed"
+COMPUTED_IMPORT = N_("imports a module whose name is computed")
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,11 @@ def parse_source(source: str, filename: str) -> ast.Module:
     except SyntaxError as error:
         if error.lineno is None:  # not a place in the code (NUL bytes, say): the file itself is unreadable
             raise could_not_read(filename, error) from None
-        where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+        where = msg("line {line}, column {column}", line=str(error.lineno), column=str(error.offset)) if error.offset \
+            else msg("line {line}", line=str(error.lineno))
         text = f"\n    {clean_text(error.text).rstrip()}" if error.text else ""
-        raise LoadFailed(f"{filename} does not parse: {clean_text(error.msg)} ({where}){text}") from None
+        raise LoadFailed(msg("{file} does not parse: {error} ({where}){code}", file=filename, error=clean_text(error.msg),
+                             where=where, code=text)) from None
     except (ValueError, RecursionError, MemoryError) as error:
         raise could_not_read(filename, error) from None
 

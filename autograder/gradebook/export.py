@@ -12,6 +12,8 @@ from pathlib import Path
 from autograder.grade.record import from_record
 from autograder.grade.formats import FORMATS
 from autograder.gradebook.store import GradebookRow
+from autograder.i18n import msg, render
+from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import SCORE_DECIMALS
 from autograder.student_text import clean_text, spreadsheet_safe
 
@@ -94,9 +96,9 @@ def write_students_csv(rows: list[GradebookRow], out_dir: Path) -> Path:
     return path
 
 
-def write_feedback(rows: list[GradebookRow], out_dir: Path) -> list[Path]:
+def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOURCE_LANGUAGE) -> list[Path]:
     """Per student and assignment, every student-facing format of the registry (feedback.txt, feedback.html,
-    results.json, ...), and ``students.csv`` mapping students to folders."""
+    results.json, ...) in ``language``, and ``students.csv`` mapping students to folders."""
     written = []
     write_students_csv(rows, out_dir)
     for row in rows:
@@ -104,19 +106,25 @@ def write_feedback(rows: list[GradebookRow], out_dir: Path) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
         result = _feedback_result(row)
         for report_format in (f for f in FORMATS.values() if f.feedback_file):
-            text = report_format.render(result) if result is not None else _not_graded(report_format.name, row)
+            text = report_format.render(result, language) if result is not None else _not_graded(report_format.name, row, language)
             (folder / report_format.feedback_file).write_text(text, encoding="utf-8")
         written.append(folder)
     return written
 
 
-def _not_graded(format_name: str, row: GradebookRow) -> str:
-    """What a student receives for an entry that could not be graded, in one format."""
-    message = clean_text(row.error or "not graded")
+def _not_graded(format_name: str, row: GradebookRow, language: str = SOURCE_LANGUAGE) -> str:
+    """What a student receives for an entry that could not be graded, in one format and ``language``.
+
+    The grader's error is the instructor's (English) text, quoted as it is.
+    """
+    message = clean_text(row.error) if row.error else render(msg("not graded"), language)
     if format_name == "gradescope":
-        return json.dumps({"score": 0.0, "output": f"Not graded: {message}", "tests": []}, indent=2) + "\n"
+        output = render(msg("Not graded: {error}", error=message), language)
+        return json.dumps({"score": 0.0, "output": output, "tests": []}, indent=2, ) + "\n"
     if format_name == "html":
         from autograder.grade.html_page import esc, page
 
-        return page(f"{row.assignment}: not graded", f"<h1>{esc(row.assignment)}</h1><p>Not graded:</p><pre>{esc(message)}</pre>")
-    return f"Not graded: {message}\n"
+        title = render(msg("{assignment}: not graded", assignment=row.assignment), language)
+        return page(title, f"<h1>{esc(row.assignment)}</h1><p>{esc(render(msg('Not graded:'), language))}</p>"
+                           f"<pre>{esc(message)}</pre>", lang=language)
+    return render(msg("Not graded: {error}", error=message), language) + "\n"

@@ -61,6 +61,9 @@ KIT_MODULES = (
     "autograder/grade/run.py",
     "autograder/grade/static_check.py",
     "autograder/grade/tolerance.py",
+    "autograder/i18n/__init__.py",
+    "autograder/i18n/catalog.py",
+    "autograder/i18n/message.py",
     "autograder/kit/__init__.py",
     "autograder/kit/cli.py",
     "autograder/kit/wheel.py",
@@ -77,6 +80,7 @@ KIT_MODULES = (
     "autograder/sandbox/launcher.py",
     "autograder/sandbox/process.py",
     "autograder/sandbox/protocol.py",
+    "autograder/sandbox/reported.py",
     "autograder/sandbox/skipped.py",
     "autograder/sandbox/spares.py",
     "autograder/sandbox/sweep.py",
@@ -144,6 +148,25 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
+def kit_catalogs(source_root: Path = _PACKAGE_PARENT) -> dict[str, bytes]:
+    """The message catalogs of the kit: each language's entries that the kit's own modules use, and no other.
+
+    The hints of the diagnoses and the descriptions of the hidden tests stay out of the kit,
+    like the modules that hold them.
+    """
+    from autograder.i18n.catalog import CATALOG_DIR
+    from autograder.i18n.extract import extract
+    from autograder.i18n.maintain import format_po, kit_entries
+    from autograder.i18n.catalog import read_po
+
+    used, _ = extract(source_root / "autograder", [source_root / name for name in KIT_MODULES if name.endswith(".py")])
+    catalogs = {}
+    for path in sorted((source_root / CATALOG_DIR.relative_to(_PACKAGE_PARENT)).glob("*.po")):
+        name = f"{CATALOG_DIR.relative_to(_PACKAGE_PARENT).as_posix()}/{path.name}"
+        catalogs[name] = format_po(kit_entries(read_po(path), used)).encode("utf-8")
+    return catalogs
+
+
 def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -> dict[str, bytes]:
     """Every file of the kit wheel (archive name -> bytes), RECORD last.
 
@@ -155,6 +178,7 @@ def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -
         When pyproject.toml does not give the kit's dependencies.
     """
     files = {name: (source_root / name).read_bytes() for name in KIT_MODULES}
+    files.update(kit_catalogs(source_root))
     info = _dist_info(version)
     files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root)).encode("utf-8")
     files[f"{info}/WHEEL"] = _wheel_file().encode("utf-8")

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from autograder.diagnose.phrases import AXIS_ARGUMENT, LAST_AXIS, axis, named_axis
 from autograder.diagnose.registry import bug
+from autograder.i18n import Message, msg
 from autograder.mutants import (
     attention_mutants as attention,
     gradients_mutants as gradients,
@@ -41,18 +43,18 @@ class Mutant:
         Same signature and return structure as the ``attn_reference`` function.
     variant : str
         Which sub-variant of the bug this is; empty when the bug has only one.
-    facts : tuple of (str, str)
-        Values for the placeholders of the bug's hint.
+    facts : tuple of (str, str or Message)
+        Values for the placeholders of the bug's hint (names and sizes as text, phrases as catalog messages).
     """
 
     id: str
     function: str
     implementation: Callable
     variant: str = ""
-    facts: tuple[tuple[str, str], ...] = ()
+    facts: tuple[tuple[str, str | Message], ...] = ()
 
     @property
-    def hint(self) -> str:
+    def hint(self) -> Message:
         """The registry's hint for this bug, its placeholders filled with this variant's facts."""
         return bug(self.id).say(function=self.function, **dict(self.facts))
 
@@ -66,9 +68,9 @@ NORM = "softmax_gradient_norm"
 MUTANTS: tuple[Mutant, ...] = (
     Mutant("softmax.no_max_shift", "softmax", softmax.no_max_shift),
     Mutant("softmax.wrong_axis", "softmax", softmax.wrong_axis_first, "axis_0",
-           (("actual", "axis 0"), ("expected", "the axis argument"))),
+           (("actual", axis(0)), ("expected", AXIS_ARGUMENT))),
     Mutant("softmax.wrong_axis", "softmax", softmax.wrong_axis_ignored, "ignores_axis",
-           (("actual", "the last axis"), ("expected", "the axis argument"))),
+           (("actual", LAST_AXIS), ("expected", AXIS_ARGUMENT))),
     Mutant("softmax.not_normalized", "softmax", softmax.not_normalized),
     Mutant("softmax.no_keepdims", "softmax", softmax.no_keepdims),
     Mutant("softmax.global_normalization", "softmax", softmax.global_normalization),
@@ -85,7 +87,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("attention.mask_after_softmax", SDPA, attention.mask_after_softmax),
     Mutant("attention.multiplicative_mask", SDPA, attention.multiplicative_mask),
     Mutant("attention.wrong_axis", SDPA, attention.softmax_over_queries, "queries",
-           (("actual", "L_q (axis -2)"), ("expected", "L_k (axis -1)"))),
+           (("actual", named_axis("L_q", -2)), ("expected", named_axis("L_k", -1)))),
     Mutant("attention.no_batch_support", SDPA, attention.no_batch_support),
     Mutant("variance.not_sampled", "dot_product_variance", variance.not_sampled),
     Mutant("variance.scaled_by_dk", "dot_product_variance", variance.scaled_by_dk),
@@ -104,7 +106,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("context.no_softmax", CONTEXT, rnn.context_no_softmax),
     Mutant("context.mask_ignored", CONTEXT, rnn.context_mask_ignored),
     Mutant("context.wrong_axis", CONTEXT, rnn.context_softmax_first_axis, "first",
-           (("actual", "axis 0"), ("expected", "T (axis -1)"))),
+           (("actual", axis(0)), ("expected", named_axis("T", -1)))),
     Mutant("heads.reshape_without_transpose", "split_heads", heads.split_reshape_without_transpose),
     Mutant("heads.interleaved", "split_heads", heads.split_interleaved),
     Mutant("heads.float_division", "split_heads", heads.split_float_division),
@@ -115,23 +117,23 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("mha.keys_from_queries", MHA, heads.mha_keys_from_queries),
     Mutant("softmax_backward.no_outer_product", "softmax_backward", gradients.softmax_backward_no_outer_product),
     Mutant("softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_ignores_axis, "ignores_axis",
-           (("actual", "the last axis"), ("expected", "the axis argument"))),
+           (("actual", LAST_AXIS), ("expected", AXIS_ARGUMENT))),
     Mutant("softmax_backward.wrong_axis", "softmax_backward", gradients.softmax_backward_axis_0, "axis_0",
-           (("actual", "axis 0"), ("expected", "the axis argument"))),
+           (("actual", axis(0)), ("expected", AXIS_ARGUMENT))),
     Mutant("softmax_backward.no_keepdims", "softmax_backward", gradients.softmax_backward_no_keepdims),
     Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale_in_dQ, "dQ", (("gradients", "dQ"),)),
     Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale_in_dK, "dK", (("gradients", "dK"),)),
     Mutant("attention_backward.missing_scale", BACKWARD, gradients.attention_backward_no_scale, "both",
-           (("gradients", "dQ and dK"),)),
+           (("gradients", msg("{first} and {second}", first="dQ", second="dK")),)),
     Mutant("attention_backward.dk_not_transposed", BACKWARD, gradients.attention_backward_dK_not_transposed),
     Mutant("attention_backward.dv_not_transposed", BACKWARD, gradients.attention_backward_dV_not_transposed),
     Mutant("attention_backward.mask_ignored", BACKWARD, gradients.attention_backward_mask_ignored),
     Mutant("attention_backward.wrong_axis", BACKWARD, gradients.attention_backward_softmax_over_queries),
     Mutant("attention_backward.not_reduced", BACKWARD, gradients.attention_backward_not_reduced),
     Mutant("gradient_norm.scale_ignored", NORM, gradients.gradient_norm_never_scaled, "never_scaled",
-           (("what", "it never divides the scores by sqrt(d_k), even when scaled is True"),)),
+           (("what", msg("it never divides the scores by sqrt(d_k), even when scaled is True")),)),
     Mutant("gradient_norm.scale_ignored", NORM, gradients.gradient_norm_always_scaled, "always_scaled",
-           (("what", "it divides the scores by sqrt(d_k) even when scaled is False"),)),
+           (("what", msg("it divides the scores by sqrt(d_k) even when scaled is False")),)),
     Mutant("gradient_norm.scaled_by_dk", NORM, gradients.gradient_norm_scaled_by_dk),
     Mutant("gradient_norm.keys_drawn_first", NORM, gradients.gradient_norm_keys_drawn_first),
     Mutant("gradient_norm.no_outer_product", NORM, gradients.gradient_norm_no_outer_product),

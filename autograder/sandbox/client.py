@@ -32,10 +32,12 @@ from autograder.errors import (
     SubmissionError,
     WorkerCrashed,
 )
+from autograder.i18n import Message, msg
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
+from autograder.sandbox.reported import reported_message
 from autograder.sandbox.skipped import SkippedStatement, parse_skipped
 from autograder.student_text import clean_name, clean_text
 from autograder.sandbox.spares import take_worker
@@ -73,6 +75,8 @@ def reply_limits(arrays: list[np.ndarray]) -> protocol.Limits:
     bound = max(MIN_REPLY_BYTES, REPLY_BYTES_PER_INPUT_BYTE * sum(a.nbytes for a in arrays))
     return protocol.Limits(max_array_bytes=bound, max_message_bytes=bound, kinds=protocol.RESULT_KINDS)
 
+#: What the exchange that loads the submission is called (in messages, and to tell it from calls).
+IMPORT = "import"
 _WORKER_ERRORS = {
     cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
 }
@@ -303,7 +307,8 @@ class SandboxedSubmission:
         if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
             if self._budget_end is not None:
                 self._check_budget()  # a spent budget is the more useful thing to report
-            raise CallTimeout(f"{function}() was not run again: it already ran out of time {MAX_TIMEOUTS_PER_FUNCTION} times")
+            raise CallTimeout(msg("{function}() was not run again: it already ran out of time {times} times",
+                                  function=function, times=str(MAX_TIMEOUTS_PER_FUNCTION)))
         self._ensure_worker()
         try:
             message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()",
@@ -316,7 +321,8 @@ class SandboxedSubmission:
             return CallOutcome.from_report(result, message.header.get("observed"))
         except protocol.ProtocolError as error:
             self._kill()
-            raise WorkerCrashed(f"the worker sent a malformed result for {function}() ({error}); it was restarted") from None
+            raise WorkerCrashed(msg("the worker sent a malformed result for {function}() ({error}); it was restarted",
+                                    function=function, error=str(error))) from None
 
     def ping(self) -> None:
         """Round-trip an empty request (starts the worker if needed)."""
@@ -372,8 +378,8 @@ class SandboxedSubmission:
     def _deadline(self, timeout_s: float) -> float:
         return min(time.monotonic() + timeout_s, self._budget_end)
 
-    def _budget_message(self) -> str:
-        return f"the submission used up its time budget of {self.limits.submission_timeout_s:g} s"
+    def _budget_message(self) -> Message:
+        return msg("the submission used up its time budget of {seconds} s", seconds=f"{self.limits.submission_timeout_s:g}")
 
     def _check_budget(self) -> None:
         if time.monotonic() >= self._budget_end:
@@ -401,13 +407,14 @@ class SandboxedSubmission:
         """
         source_bytes = len(self.source.encode("utf-8", errors="replace"))
         if source_bytes > MAX_SOURCE_BYTES:
-            self._load_error = f"the source has {source_bytes} bytes, more than the {MAX_SOURCE_BYTES} accepted"
+            self._load_error = msg("the source has {size} bytes, more than the {limit} accepted", size=str(source_bytes),
+                                   limit=str(MAX_SOURCE_BYTES))
             raise LoadFailed(self._load_error)
         self._link = _Link(take_worker(self.limits, self.isolation), self._output)
         self._await_greeting()
         header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
-            reply = self._exchange(header, [], self._deadline(self.limits.call_timeout_s), "import")
+            reply = self._exchange(header, [], self._deadline(self.limits.call_timeout_s), IMPORT)
         except CallTimeout:
             raise
         except SubmissionError as error:
@@ -456,13 +463,14 @@ class SandboxedSubmission:
             raise self._crashed(what) from None
         except protocol.RejectedArray as error:
             self._kill()
-            raise BadReturn(f"{what} returned {error.reason}") from None
+            raise BadReturn(msg("{what} returned {reason}", what=what, reason=error.reason)) from None
         except protocol.ProtocolError as error:
             self._kill()
-            raise WorkerCrashed(f"the worker broke the protocol during {what} ({error}); it was restarted") from None
+            raise WorkerCrashed(msg("the worker broke the protocol during {what} ({error}); it was restarted",
+                                    what=what, error=str(error))) from None
         if response.header.get("id") != self._next_id:
             self._kill()
-            raise WorkerCrashed(f"the worker answered out of turn during {what}; it was restarted")
+            raise WorkerCrashed(msg("the worker answered out of turn during {what}; it was restarted", what=what))
         if response.header.get("ok") is not True:
             raise self._reported(response.header, what)
         return response
@@ -471,28 +479,29 @@ class SandboxedSubmission:
         cls = _WORKER_ERRORS.get(header.get("kind"))
         if cls is None:
             self._kill()
-            return WorkerCrashed(f"the worker reported an unknown failure during {what}; it was restarted")
-        return cls(_student_text(header.get("message", "")))
+            return WorkerCrashed(msg("the worker reported an unknown failure during {what}; it was restarted", what=what))
+        return cls(reported_message(header, _student_text))
 
     def _timed_out(self, what: str) -> SubmissionError:
         self._kill()
         if time.monotonic() >= self._budget_end:
-            return CallTimeout(f"{what} was stopped: {self._budget_message()}")
-        if what == "import":
-            return LoadFailed(f"importing the module did not finish within {self.limits.call_timeout_s:g} s "
-                              "(an endless loop or a long computation at top level?)")
-        return CallTimeout(f"{what} did not finish within {self.limits.call_timeout_s:g} s; the worker was restarted")
+            return CallTimeout(msg("{what} was stopped: {budget}", what=what, budget=self._budget_message()))
+        seconds = f"{self.limits.call_timeout_s:g}"
+        if what == IMPORT:
+            return LoadFailed(msg("importing the module did not finish within {seconds} s "
+                                  "(an endless loop or a long computation at top level?)", seconds=seconds))
+        return CallTimeout(msg("{what} did not finish within {seconds} s; the worker was restarted", what=what, seconds=seconds))
 
     def _crashed(self, what: str) -> SubmissionError:
         worker = self._link.worker
         status = worker.exit_status(EXIT_STATUS_WAIT_S)
         self._kill()
         if status is None:
-            how = "closed its pipe"
+            how = msg("closed its pipe")
         elif status == 0:
-            how = "exited with status 0 (sys.exit or os._exit?)"
+            how = msg("exited with status 0 (sys.exit or os._exit?)")
         else:
             how = describe_exit(status, self.isolation)
-        if what == "import":
-            return LoadFailed(f"the worker {how} while importing the module")
-        return WorkerCrashed(f"the worker {how} during {what}; it was restarted")
+        if what == IMPORT:
+            return LoadFailed(msg("the worker {how} while importing the module", how=how))
+        return WorkerCrashed(msg("the worker {how} during {what}; it was restarted", how=how, what=what))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
+from autograder.i18n import Message, N_, msg
 from autograder.sandbox.cgroups import SubmissionCgroups, entering, submission_cgroups
 from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, python_executable
 from autograder.sandbox.isolation import Isolation
@@ -34,12 +35,12 @@ STAT_SESSION_FIELD = 3
 _started: set[int] = set()
 
 _SIGNAL_HINTS = {
-    signal.SIGKILL: "probably the memory or CPU time limit",
-    signal.SIGXCPU: "the CPU time limit",
-    signal.SIGXFSZ: "the file size limit",
-    signal.SIGSEGV: "a segmentation fault",
-    signal.SIGBUS: "a bus error",
-    signal.SIGABRT: "an abort",
+    signal.SIGKILL: N_("probably the memory or CPU time limit"),
+    signal.SIGXCPU: N_("the CPU time limit"),
+    signal.SIGXFSZ: N_("the file size limit"),
+    signal.SIGSEGV: N_("a segmentation fault"),
+    signal.SIGBUS: N_("a bus error"),
+    signal.SIGABRT: N_("an abort"),
 }
 
 
@@ -50,7 +51,7 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def describe_exit(returncode: int, isolation: Isolation) -> str:
+def describe_exit(returncode: int, isolation: Isolation) -> Message:
     """Words for how the worker ended, e.g. ``"was killed by SIGKILL (...)"``."""
     number = None
     if returncode < 0:
@@ -59,8 +60,10 @@ def describe_exit(returncode: int, isolation: Isolation) -> str:
         number = returncode - SIGNAL_EXIT_BASE
     if number is not None:
         hint = _SIGNAL_HINTS.get(number)
-        return f"was killed by {_signal_name(number)}" + (f" ({hint})" if hint else "")
-    return f"exited with status {returncode}"
+        if hint:
+            return msg("was killed by {signal} ({hint})", signal=_signal_name(number), hint=Message(hint))
+        return msg("was killed by {signal}", signal=_signal_name(number))
+    return msg("exited with status {status}", status=str(returncode))
 
 
 def kill_session(popen: subprocess.Popen) -> None:

@@ -67,13 +67,35 @@ MAX_SKIPPED_REPORTED = 20
 MAX_SKIPPED_MESSAGE_CHARS = 200
 
 
-class Failure(Exception):
-    """A failure to report to the grader as ``{kind, type, message}``."""
+def N_(template: str) -> str:
+    """Mark ``template`` as an entry of the grader's message catalog (autograder/i18n); returns it unchanged."""
+    return template
 
-    def __init__(self, kind: str, message: str, type_name: str = ""):
-        super().__init__(message)
+
+def said(template: str, **facts) -> dict:
+    """A catalog message as the grader reads it back (``{"msgid", "facts"}``; a fact may be such a message too)."""
+    return {"msgid": template, "facts": facts}
+
+
+def english(message: dict | str) -> str:
+    """The English text of a :func:`said` message (text as it is)."""
+    if not isinstance(message, dict):
+        return message
+    return message["msgid"].format(**{name: english(fact) for name, fact in message["facts"].items()})
+
+
+class Failure(Exception):
+    """A failure to report to the grader as ``{kind, type, message}``, with ``said`` for a catalog message.
+
+    ``message`` is text (a traceback) or a :func:`said` message, which the grader shows in the
+    student's language.
+    """
+
+    def __init__(self, kind: str, message: dict | str, type_name: str = ""):
+        super().__init__(english(message))
         self.kind = kind
-        self.message = message
+        self.message = english(message)
+        self.said = message if isinstance(message, dict) else None
         self.type_name = type_name
 
 
@@ -100,21 +122,22 @@ def _exit_code(error: SystemExit) -> str:
 # --- results -------------------------------------------------------------------------
 
 
-def _bad_return(message: str) -> Failure:
+def _bad_return(message: dict) -> Failure:
     return Failure(protocol.KIND_BAD_RETURN, message)
 
 
 def _refuse_plain(value, what: str) -> None:
     """Refuse values that np.asarray would happily turn into something useless."""
     if value is None:
-        raise _bad_return(f"{what} is None: did the function forget to `return` its result?")
+        raise _bad_return(said(N_("{what} is None: did the function forget to `return` its result?"), what=what))
     if isinstance(value, (str, bytes)):
-        raise _bad_return(f"{what} is a {type(value).__name__} ({value[:MAX_QUOTE_CHARS]!r}), not an array")
+        raise _bad_return(said(N_("{what} is a {type} ({quote}), not an array"), what=what, type=type(value).__name__,
+                               quote=repr(value[:MAX_QUOTE_CHARS])))
     if isinstance(value, dict):
-        raise _bad_return(f"{what} is a dict, not an array")
+        raise _bad_return(said(N_("{what} is a dict, not an array"), what=what))
 
 
-def as_numeric_array(value, what: str) -> np.ndarray:
+def as_numeric_array(value, what: dict) -> np.ndarray:
     """``value`` as a plain ndarray of bool, int or float values.
 
     ``np.asarray`` returns the base class, so subclasses (matrix, masked arrays) arrive
@@ -129,20 +152,24 @@ def as_numeric_array(value, what: str) -> np.ndarray:
     try:
         array = np.asarray(value)
     except Exception as error:  # noqa: BLE001 - student objects may raise anything
-        raise _bad_return(f"{what} ({type(value).__name__}) cannot be turned into an array: {type(error).__name__}: {error}") from None
+        raise _bad_return(said(N_("{what} ({type}) cannot be turned into an array: {error}"), what=what,
+                               type=type(value).__name__, error=f"{type(error).__name__}: {error}")) from None
     if array.dtype.hasobject:
-        raise _bad_return(f"{what} ({type(value).__name__}) is not a numeric array")
+        raise _bad_return(said(N_("{what} ({type}) is not a numeric array"), what=what, type=type(value).__name__))
     try:
         protocol.check_dtype(array.dtype, protocol.RESULT_KINDS)
     except protocol.RejectedArray as error:
-        raise _bad_return(f"{what} has {error.reason}; return real numbers (float, int or bool)") from None
+        raise _bad_return(said(N_("{what} has {reason}; return real numbers (float, int or bool)"), what=what,
+                               reason=error.reason)) from None
     if array.nbytes > protocol.MAX_ARRAY_BYTES:
-        raise _bad_return(f"{what} has {array.nbytes} bytes, more than the {protocol.MAX_ARRAY_BYTES} allowed")
+        raise _bad_return(said(N_("{what} has {size} bytes, more than the {limit} allowed"), what=what,
+                               size=str(array.nbytes), limit=str(protocol.MAX_ARRAY_BYTES)))
     return array
 
 
-def _elementwise(items, what: str) -> tuple[np.ndarray, ...]:
-    return tuple(as_numeric_array(v, f"element {i} of {what}") for i, v in enumerate(items))
+def _elementwise(items, what: dict) -> tuple[np.ndarray, ...]:
+    return tuple(as_numeric_array(v, said(N_("element {index} of {what}"), index=str(i), what=what))
+                 for i, v in enumerate(items))
 
 
 def convert_result(value) -> np.ndarray | tuple[np.ndarray, ...]:
@@ -157,15 +184,15 @@ def convert_result(value) -> np.ndarray | tuple[np.ndarray, ...]:
         ``bad_return`` for None, strings, dicts, objects, complex values, ...
     """
     if isinstance(value, tuple):
-        return _elementwise(value, "the returned tuple")
+        return _elementwise(value, said(N_("the returned tuple")))
     if isinstance(value, list):
         try:
-            return as_numeric_array(value, "the returned list")
+            return as_numeric_array(value, said(N_("the returned list")))
         except Failure:
             if value and all(isinstance(v, np.ndarray) for v in value):
-                return _elementwise(value, "the returned list")
+                return _elementwise(value, said(N_("the returned list")))
             raise
-    return as_numeric_array(value, "the return value")
+    return as_numeric_array(value, said(N_("the return value")))
 
 
 # --- what a call did besides returning ------------------------------------------------------
@@ -308,7 +335,8 @@ class Submission:
             skipped = _run_statements(source, filename, module.__dict__)
         except SystemExit as error:
             sys.modules.pop(name, None)
-            raise Failure(protocol.KIND_LOAD_FAILED, f"the module called sys.exit({_exit_code(error)}) while being imported", "SystemExit") from None
+            raise Failure(protocol.KIND_LOAD_FAILED, said(N_("the module called sys.exit({code}) while being imported"),
+                                                          code=_exit_code(error)), "SystemExit") from None
         except BaseException as error:  # noqa: BLE001 - a failure to compile, or a non-Exception at import
             sys.modules.pop(name, None)
             raise Failure(protocol.KIND_LOAD_FAILED, student_traceback(error, filename), type(error).__name__) from None
@@ -324,13 +352,14 @@ class Submission:
             ``missing_function`` when it is absent or not callable.
         """
         if self.module is None:
-            raise Failure(protocol.KIND_LOAD_FAILED, "the module is not loaded")
+            raise Failure(protocol.KIND_LOAD_FAILED, said(N_("the module is not loaded")))
         try:
             found = getattr(self.module, name)
         except AttributeError:
-            raise Failure(protocol.KIND_MISSING_FUNCTION, f"the module does not define {name}()") from None
+            raise Failure(protocol.KIND_MISSING_FUNCTION, said(N_("the module does not define {name}()"), name=name)) from None
         if not callable(found):
-            raise Failure(protocol.KIND_MISSING_FUNCTION, f"{name} is a {type(found).__name__}, not a function")
+            raise Failure(protocol.KIND_MISSING_FUNCTION, said(N_("{name} is a {type}, not a function"), name=name,
+                                                               type=type(found).__name__))
         return found
 
     def call(self, name: str, args: tuple, kwargs: dict):
@@ -353,9 +382,11 @@ class Submission:
             value = function(*args, **kwargs)
         except NotImplementedError as error:
             detail = f": {error}" if str(error) else ""
-            raise Failure(protocol.KIND_NOT_IMPLEMENTED, f"{name}() is not implemented yet (NotImplementedError{detail})", "NotImplementedError") from None
+            raise Failure(protocol.KIND_NOT_IMPLEMENTED, said(N_("{name}() is not implemented yet (NotImplementedError{detail})"),
+                                                              name=name, detail=detail), "NotImplementedError") from None
         except SystemExit as error:
-            raise Failure(protocol.KIND_EXCEPTION, f"{name}() called sys.exit({_exit_code(error)})", "SystemExit") from None
+            raise Failure(protocol.KIND_EXCEPTION, said(N_("{name}() called sys.exit({code})"), name=name,
+                                                        code=_exit_code(error)), "SystemExit") from None
         except BaseException as error:  # noqa: BLE001 - the student's exception, reported
             raise Failure(protocol.KIND_EXCEPTION, student_traceback(error, self.filename), type(error).__name__) from None
         try:
@@ -363,7 +394,8 @@ class Submission:
         except Failure:
             raise
         except BaseException as error:  # noqa: BLE001 - the returned object's own methods raised
-            raise _bad_return(f"the return value could not be converted: {student_traceback(error, self.filename)}") from None
+            raise _bad_return(said(N_("the return value could not be converted: {traceback}"),
+                                   traceback=student_traceback(error, self.filename))) from None
 
 
 # --- serving -------------------------------------------------------------------------
@@ -401,7 +433,8 @@ class Channel:
 
 
 def _failure_header(failure: Failure) -> dict:
-    return {"ok": False, "kind": failure.kind, "type": failure.type_name, "message": failure.message}
+    header = {"ok": False, "kind": failure.kind, "type": failure.type_name, "message": failure.message}
+    return {**header, "said": failure.said} if failure.said is not None else header
 
 
 class Worker:

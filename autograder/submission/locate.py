@@ -31,6 +31,7 @@ from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
 from autograder.file_stamp import CACHED_PER_KIND, stamps
+from autograder.i18n import Message, N_, msg
 from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
 from autograder.submission.notebook_code import NotebookError, extract_notebook, notebook_to_module
@@ -179,18 +180,18 @@ def shown(name: str) -> str:
 
 def _decode(data: bytes, origin: str) -> str:
     if b"\x00" in data:
-        raise LoadFailed(f"{origin} is a binary file, not Python source or a notebook")
+        raise LoadFailed(msg("{file} is a binary file, not Python source or a notebook", file=origin))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise LoadFailed(f"{origin} is not UTF-8 text (byte {error.start})") from None
+        raise LoadFailed(msg("{file} is not UTF-8 text (byte {byte})", file=origin, byte=str(error.start))) from None
 
 
 #: What makes Python's own parsers give up on a file, and how to say it to the student.
 _UNREADABLE = {
-    RecursionError: "it nests expressions too deeply for Python's parser",
-    MemoryError: "parsing it needs more memory than the grader has",
-    UnicodeError: "it holds characters that are not valid Unicode (a lone surrogate)",
+    RecursionError: N_("it nests expressions too deeply for Python's parser"),
+    MemoryError: N_("parsing it needs more memory than the grader has"),
+    UnicodeError: N_("it holds characters that are not valid Unicode (a lone surrogate)"),
 }
 #: Errors of the standard library's parsers on a malformed notebook (a cell whose source is numbers, say).
 NOTEBOOK_PARSE_ERRORS = (NotebookError, TypeError, ValueError, AttributeError, RecursionError, MemoryError)
@@ -198,10 +199,13 @@ NOTEBOOK_PARSE_ERRORS = (NotebookError, TypeError, ValueError, AttributeError, R
 
 def could_not_read(origin: str, error: BaseException) -> LoadFailed:
     """The student's result for a file the grader's parsers choke on: ``"<file> could not be read: <why>"``."""
-    reason = next((words for kind, words in _UNREADABLE.items() if isinstance(error, kind)), None)
-    if reason is None:
-        reason = clean_text(error) if isinstance(error, NotebookError) else f"{type(error).__name__}: {clean_text(error)}"
-    return LoadFailed(f"{origin} could not be read: {reason}")
+    words = next((words for kind, words in _UNREADABLE.items() if isinstance(error, kind)), None)
+    if words is not None:
+        reason = Message(words)
+    else:
+        reason = Message(error.template, error.facts) if isinstance(error, NotebookError) \
+            else f"{type(error).__name__}: {clean_text(error)}"
+    return LoadFailed(msg("{file} could not be read: {reason}", file=origin, reason=reason))
 
 
 def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions, real_path: str = "") -> SubmissionSource:
@@ -213,22 +217,24 @@ def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions
     except NOTEBOOK_PARSE_ERRORS as error:
         raise could_not_read(origin, error) from None
     if not code.code_cell_count:
-        raise LoadFailed(f"{origin} has no code cells: write your functions in the notebook's code cells")
-    return SubmissionSource(module_name, code.source, origin, "notebook", code.notes, real_path)
+        raise LoadFailed(msg("{file} has no code cells: write your functions in the notebook's code cells", file=origin))
+    notes = tuple(Message(template, facts) for template, facts in code.said)
+    return SubmissionSource(module_name, code.source, origin, "notebook", notes, real_path)
 
 
 def _read_limited(path: Path) -> bytes:
     if not path.is_symlink() and path.exists() and not path.is_file():
-        raise LoadFailed(f"{shown(path.name)} is not a regular file")
+        raise LoadFailed(msg("{file} is not a regular file", file=shown(path.name)))
     if path.is_symlink():
-        raise LoadFailed(f"{shown(path.name)} is a symbolic link; submit the file itself")
+        raise LoadFailed(msg("{file} is a symbolic link; submit the file itself", file=shown(path.name)))
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise LoadFailed(f"{shown(path.name)} is {size:,} bytes; submissions are limited to {MAX_FILE_BYTES:,}")
+            raise LoadFailed(msg("{file} is {size} bytes; submissions are limited to {limit}", file=shown(path.name),
+                                 size=f"{size:,}", limit=f"{MAX_FILE_BYTES:,}"))
         return path.read_bytes()
     except OSError as error:
-        raise LoadFailed(f"cannot read {shown(path.name)}: {error.strerror}") from None
+        raise LoadFailed(msg("cannot read {file}: {error}", file=shown(path.name), error=str(error.strerror))) from None
 
 
 def _hidden(relative: Path) -> bool:
@@ -240,8 +246,13 @@ def _depth(name: str) -> int:
     return len(PurePosixPath(name).parts)
 
 
+def _place(where: str) -> str:
+    """Where candidates were looked for, as shown: a message (``folder X``) as it is, a name made safe."""
+    return where if isinstance(where, Message) else shown(where)
+
+
 def choose(
-    names: list[str], module_file: str, notebook_file: str, where: str,
+    names: list[str], module_file: str, notebook_file: str, where: Message | str,
     read: Callable[[str], bytes], stubs: ReleaseStubs = ReleaseStubs(),
 ) -> str:
     """The candidate to grade among ``names`` (paths relative to the folder or zip), by the rule above.
@@ -271,8 +282,15 @@ def choose(
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:
-        raise LoadFailed(f"{shown(where)} holds no {module_file} or {notebook_file}")
-    raise LoadFailed(f"{shown(where)} holds several candidates ({', '.join(shown(c) for c in sorted(candidates)[:5])}); name yours {module_file}")
+        raise LoadFailed(msg("{where} holds no {module} or {notebook}", where=_place(where), module=module_file,
+                             notebook=notebook_file))
+    raise LoadFailed(msg("{where} holds several candidates ({candidates}); name yours {module}", where=_place(where),
+                         candidates=", ".join(shown(c) for c in sorted(candidates)[:5]), module=module_file))
+
+
+def _too_large(name: str, zip_name: str) -> LoadFailed:
+    return LoadFailed(msg("{file} in {zip} is larger than {limit} bytes", file=shown(name), zip=shown(zip_name),
+                          limit=f"{MAX_FILE_BYTES:,}"))
 
 
 def _member_reader(archive: zipfile.ZipFile, members: dict, zip_name: str) -> Callable[[str], bytes]:
@@ -281,11 +299,11 @@ def _member_reader(archive: zipfile.ZipFile, members: dict, zip_name: str) -> Ca
     def read(name: str) -> bytes:
         member = members[name]
         if member.file_size > MAX_FILE_BYTES:
-            raise LoadFailed(f"{shown(name)} in {shown(zip_name)} is larger than {MAX_FILE_BYTES:,} bytes")
+            raise _too_large(name, zip_name)
         with archive.open(member) as handle:
             content = handle.read(MAX_FILE_BYTES + 1)
         if len(content) > MAX_FILE_BYTES:
-            raise LoadFailed(f"{shown(name)} in {shown(zip_name)} is larger than {MAX_FILE_BYTES:,} bytes")
+            raise _too_large(name, zip_name)
         return content
 
     return read
@@ -300,9 +318,10 @@ def _from_zip(path: Path, expected: tuple[str, str], module_name: str, functions
             if not m.is_dir() and "__MACOSX" not in m.filename and not _hidden(PurePosixPath(m.filename))
         }
     except zipfile.BadZipFile:
-        raise LoadFailed(f"{shown(path.name)} is not a valid zip file") from None
+        raise LoadFailed(msg("{file} is not a valid zip file", file=shown(path.name))) from None
     if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members.values()) > MAX_ZIP_UNPACKED_BYTES:
-        raise LoadFailed(f"{shown(path.name)} unpacks to too many files or bytes (limit {MAX_ZIP_UNPACKED_BYTES:,} bytes)")
+        raise LoadFailed(msg("{file} unpacks to too many files or bytes (limit {limit} bytes)", file=shown(path.name),
+                             limit=f"{MAX_ZIP_UNPACKED_BYTES:,}"))
     read = functools.cache(_member_reader(archive, members, path.name))
     chosen = choose(sorted(members), *expected, path.name, read, stubs)
     origin = f"{shown(path.name)}:{shown(chosen)}"
@@ -326,10 +345,10 @@ def _from_folder(path: Path, expected: tuple[str, str], module_name: str, functi
             if p.is_file() and not p.is_symlink() and not _hidden(p.relative_to(path)) and not _inside(p, exclude)
         ]
     except OSError as error:
-        raise LoadFailed(f"cannot list {shown(path.name)}: {error.strerror}") from None
+        raise LoadFailed(msg("cannot list {file}: {error}", file=shown(path.name), error=str(error.strerror))) from None
     read = functools.cache(lambda name: _read_limited(path / name))
     folder = path.resolve().name
-    chosen = choose(names, *expected, f"folder {shown(folder)}", read, stubs)
+    chosen = choose(names, *expected, msg("folder {name}", name=shown(folder)), read, stubs)
     origin = f"{shown(folder)}/{shown(chosen)}"
     return _from_bytes(read(chosen), chosen, module_name, origin, functions, _real(path / chosen))
 
@@ -364,13 +383,13 @@ def read_submission(
     path = Path(path)
     expected = (module_file, notebook_file)
     if exclude and path.exists() and not path.is_dir() and _inside(path, exclude):
-        raise LoadFailed(f"{shown(path.name)} belongs to the course's own code or masters, not to a submission")
+        raise LoadFailed(msg("{file} belongs to the course's own code or masters, not to a submission", file=shown(path.name)))
     if path.is_dir():
         return _from_folder(path, expected, module_name, functions, stubs, exclude)
     if not path.exists():
-        raise LoadFailed(f"{shown(str(path))} does not exist")
+        raise LoadFailed(msg("{file} does not exist", file=shown(str(path))))
     if path.suffix == ".zip":
         return _from_zip(path, expected, module_name, functions, stubs)
     if path.suffix not in SUFFIXES:
-        raise LoadFailed(f"{shown(path.name)}: expected a .py module, an .ipynb notebook, a folder or a .zip")
+        raise LoadFailed(msg("{file}: expected a .py module, an .ipynb notebook, a folder or a .zip", file=shown(path.name)))
     return _from_bytes(_read_limited(path), path.name, module_name, shown(path.name), functions, _real(path))

@@ -349,11 +349,17 @@ def test_sandbox_option_and_environment_must_agree(solution_file, monkeypatch):
     assert result.exit_code == 1 and "contradicts ATTN_SANDBOX=bwrap" in result.output
 
 
-def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
+def _class_of_solutions(tmp_path, students: tuple[str, ...]) -> Path:
+    """A class folder: one folder per student, each holding the solution."""
     folder = tmp_path / "class"
-    for student in ("ada", "lee"):
+    for student in students:
         (folder / student).mkdir(parents=True)
         (folder / student / HW1.module).write_text(SOLUTION, encoding="utf-8")
+    return folder
+
+
+def test_a_class_folder_is_never_graded_without_the_sandbox(tmp_path):
+    folder = _class_of_solutions(tmp_path, ("ada", "lee"))
     result = run("grade", HW1.id, folder, "--sandbox", "none", "--gradebook", tmp_path / "gradebook.sqlite3")
     assert result.exit_code == 1 and "only in the bwrap sandbox" in result.output
     assert not (tmp_path / "gradebook.sqlite3").exists()
@@ -409,3 +415,84 @@ def test_kit_writes_the_student_kit_wheel_and_names_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "dist" / kit_wheel_name()).is_file()
     assert f"student kit -> {tmp_path / 'dist' / kit_wheel_name()}" in result.stdout
+
+
+# --- --lang: the language of what students read -------------------------------------------
+
+def _zh(message) -> str:
+    from autograder.i18n import render
+
+    return render(message, "zh")
+
+
+@pytest.mark.slow
+def test_check_lang_zh_prints_the_check_lines_in_chinese(stub_file):
+    from autograder.i18n import msg
+
+    english, chinese = run("check", HW1.id, stub_file), run("check", HW1.id, stub_file, "--lang", "zh")
+    assert english.exit_code == chinese.exit_code == 1
+    assert chinese.stdout.splitlines()[0] == _zh(msg("Public checks of {assignment} on {path}", assignment=HW1.id,
+                                                     path=str(stub_file.resolve())))
+    assert _zh(msg("FAIL")) in chinese.stdout and "FAIL" not in chinese.stdout and "FAIL" in english.stdout
+    assert chinese.stdout.splitlines()[-1] == _zh(msg(
+        "The grade comes from the hidden tests, which are broader: new random inputs on every run "
+        "(other shapes, batch sizes, masks, dtypes, large scores), so passing these checks does not guarantee full marks."))
+
+
+@pytest.mark.slow
+def test_grade_lang_zh_writes_text_and_html_feedback_in_chinese_and_the_json_record_in_english(tmp_path):
+    from autograder.i18n import msg
+
+    buggy = tmp_path / HW1.module
+    buggy.write_text(buggy_source(SOLUTION, BUGGY_STUDENTS[HW1.id][0]), encoding="utf-8")
+    records = [json.loads(run("grade", HW1.id, buggy, "--lang", lang, "--format", "json", "--seed", "3").stdout)
+               for lang in ("zh", "en")]
+    for record in records:
+        record.pop("execution_time")
+    assert records[0] == records[1]
+    score = msg("Score: {score} / {max_score}", score=f"{records[0]['score']:g}", max_score=f"{records[0]['max_score']:g}")
+    text = run("grade", HW1.id, buggy, "--lang", "zh", "--seed", "3")
+    assert text.exit_code == 0 and text.stdout.splitlines()[1] == _zh(score)
+    assert "attention.no_scaling" in text.stdout and "Score:" not in text.stdout
+    page = run("grade", HW1.id, buggy, "--lang", "zh", "--format", "html", "--seed", "3")
+    assert '<html lang="zh">' in page.stdout and _zh(msg("What failed")) in page.stdout
+    assert "Your attention does not divide the scores" in json.dumps(records[0])
+
+
+def test_lang_must_be_a_language_of_the_course(tmp_path, stub_file):
+    unknown = run("grade", HW1.id, stub_file, "--lang", "fr")
+    assert unknown.exit_code == 2 and "'fr' is not one of" in unknown.output
+    course = yaml.safe_load(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"))
+    course.update(languages=["en"], feedback_language="en")
+    english_only = tmp_path / "course.yml"
+    english_only.write_text(yaml.safe_dump(course, allow_unicode=True), encoding="utf-8")
+    refused = run("--course", english_only, "check", HW1.id, stub_file, "--lang", "zh")
+    assert refused.exit_code == 2 and "--lang zh: the course ships en" in refused.output
+
+
+def test_lang_applies_to_one_submission_not_to_a_class_folder(tmp_path):
+    folder = _class_of_solutions(tmp_path, ("ada", "ben"))
+    refused = run("grade", HW1.id, folder, "--lang", "zh", "--gradebook", tmp_path / "g.sqlite3")
+    assert refused.exit_code == 2 and "--lang apply to one submission" in refused.output
+
+
+@pytest.mark.slow
+def test_gradebook_feedback_lang_zh_writes_every_students_feedback_in_chinese(tmp_path):
+    from autograder.i18n import msg
+
+    folder = tmp_path / "class"
+    (folder / "chen").mkdir(parents=True)
+    (folder / "chen" / HW1.module).write_text(buggy_source(SOLUTION, BUGGY_STUDENTS[HW1.id][0]), encoding="utf-8")
+    (folder / "lee.py").write_bytes(b"\x7fELF\x00\x01binary")
+    db = tmp_path / "gradebook.sqlite3"
+    assert run("grade", HW1.id, folder, "-j", "1", "--gradebook", db).exit_code == 0
+    assert run("gradebook", "--gradebook", db, "--feedback", tmp_path / "zh", "--lang", "zh").exit_code == 0
+    assert run("gradebook", "--gradebook", db, "--feedback", tmp_path / "en").exit_code == 0
+    chen_zh = (tmp_path / "zh" / "chen" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
+    chen_en = (tmp_path / "en" / "chen" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
+    results = json.loads((tmp_path / "zh" / "chen" / HW1.id / "results.json").read_text(encoding="utf-8"))
+    score = msg("Score: {score} / {max_score}", score=f"{results['score']:g}", max_score=f"{HW1.max_points:g}")
+    assert chen_zh.splitlines()[1] == _zh(score) and chen_en.splitlines()[1] == score
+    assert results["output"].startswith(_zh(score))
+    lee = (tmp_path / "zh" / "lee" / HW1.id / "feedback.html").read_text(encoding="utf-8")
+    assert '<html lang="zh">' in lee and _zh(msg("Your file could not be graded.")) in lee

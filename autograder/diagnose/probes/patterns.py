@@ -15,6 +15,7 @@ import numpy as np
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.grade.compare import Parts
+from autograder.i18n import msg
 
 #: Standard errors within which a variance counts as "the right size".
 STANDARD_ERRORS = 5
@@ -53,7 +54,8 @@ def heads_arrangement(case: Case) -> list[Finding]:
         return []
     if not np.allclose(np.sort(actual, axis=None), np.sort(expected, axis=None), rtol=case.tol.rtol, atol=case.tol.atol):
         return []
-    shapes = f" (shape {actual.shape} instead of {expected.shape})" if actual.shape != expected.shape else ""
+    shapes = msg(" (shape {got} instead of {expected})", got=str(actual.shape), expected=str(expected.shape)) \
+        if actual.shape != expected.shape else ""
     return own(case.function, "axes_order", shapes=shapes)
 
 

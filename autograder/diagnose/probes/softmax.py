@@ -24,6 +24,7 @@ from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.grade.compare import Parts, Raised, run
 from autograder.grade.messages import distribution_axis
+from autograder.diagnose.phrases import axis_of
 
 #: Weights below this are treated as zero when fitting (their logarithm says nothing).
 SMALLEST_FITTED_WEIGHT = 1e-12
@@ -110,9 +111,9 @@ def wrong_axis(case: Case) -> list[Finding]:
     normalised = axis % expected.ndim - expected.ndim
     for other in range(-logits_ndim, 0):
         if other != normalised and case.explains(with_softmax(case, along(other)), only_part=part):
-            output = case.contract.outputs[part]
-            return own(case.function, "wrong_axis", actual=output.axis_name(other, logits_ndim),
-                       expected=output.axis_name(normalised, expected.ndim))
+            axes = case.contract.outputs[part].axes
+            return own(case.function, "wrong_axis", actual=axis_of(axes, other, logits_ndim),
+                       expected=axis_of(axes, normalised, expected.ndim))
     return []
 
 

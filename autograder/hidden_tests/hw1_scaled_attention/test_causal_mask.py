@@ -3,6 +3,7 @@
 import pytest
 
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("causal_mask")
 #: Ranges the sequence length is drawn from: a short, a middling and a long one.
@@ -12,7 +13,7 @@ LENGTHS = {"short": (2, 3), "middling": (5, 6, 7), "long": (9, 11, 12)}
 @question
 def test_single_position(submission, tol):
     """causal_mask(1) is [[True]]."""
-    expect_reference(submission, tol, "causal_mask", 1, what="causal_mask(1)")
+    expect_reference(submission, tol, "causal_mask", 1, what=msg("causal_mask(1)"))
 
 
 @question

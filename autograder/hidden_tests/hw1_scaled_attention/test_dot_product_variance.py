@@ -17,6 +17,7 @@ import pytest
 
 from autograder.grade.expect import expect, expect_reference
 from autograder.grade.figures import keep_figure, variance_row
+from autograder.i18n import msg
 
 question = pytest.mark.question("dot_product_variance")
 FUNCTION = "dot_product_variance"
@@ -49,9 +50,11 @@ def test_variance_is_d_k_then_one(submission, tol, draw, sizes):
     d_k = draw.size(sizes)
     result = submission.call(FUNCTION, d_k, N_SAMPLES, draw.seed())
     expect(isinstance(result, tuple) and len(result) == 2 and all(np.size(part) == 1 for part in result),
-           "dot_product_variance should return two numbers (var_raw, var_scaled)")
+           msg("dot_product_variance should return two numbers (var_raw, var_scaled)"))
     var_raw, var_scaled = (float(np.asarray(part).ravel()[0]) for part in result)
     keep_figure(submission, variance_row(d_k, var_raw, var_scaled))  # the feedback's variance table
     allowed = STANDARD_ERRORS * relative_standard_error(d_k, N_SAMPLES)
-    expect(abs(var_raw / d_k - 1) <= allowed, f"Var(q.k) for d_k={d_k} should be close to {d_k}, got {var_raw:.4g}")
-    expect(abs(var_scaled - 1) <= allowed, f"Var(q.k/sqrt(d_k)) for d_k={d_k} should be close to 1, got {var_scaled:.4g}")
+    expect(abs(var_raw / d_k - 1) <= allowed,
+           msg("Var(q.k) for d_k={d_k} should be close to {d_k}, got {got}", d_k=str(d_k), got=f"{var_raw:.4g}"))
+    expect(abs(var_scaled - 1) <= allowed,
+           msg("Var(q.k/sqrt(d_k)) for d_k={d_k} should be close to 1, got {got}", d_k=str(d_k), got=f"{var_scaled:.4g}"))

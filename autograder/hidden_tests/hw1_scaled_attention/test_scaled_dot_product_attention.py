@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("scaled_dot_product_attention")
 FUNCTION = "scaled_dot_product_attention"
@@ -29,25 +30,25 @@ def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64):
 def test_worked_example(submission, tol):
     """The 3-token example: weights 0.4519 / 0.2741, Z = A V."""
     X = np.eye(3, 4)
-    expect_reference(submission, tol, FUNCTION, X, X, X, what="attention on the worked example", worked_example=True)
+    expect_reference(submission, tol, FUNCTION, X, X, X, what=msg("attention on the worked example"), worked_example=True)
 
 
 @question
 def test_unbatched_d_v_unlike_d_k(submission, tol, draw):
     """2-D inputs with L_q, L_k, d_k and d_v all different."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=0), what="attention on 2-D inputs")
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=0), what=msg("attention on 2-D inputs"))
 
 
 @question(weight=2)
 def test_batched(submission, tol, draw):
     """Inputs with one batch dimension."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(draw), what="attention on batched inputs")
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw), what=msg("attention on batched inputs"))
 
 
 @question
 def test_two_batch_dimensions(submission, tol, draw):
     """Inputs with two batch dimensions."""
-    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=2), what="attention with two batch dimensions")
+    expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=2), what=msg("attention with two batch dimensions"))
 
 
 @question
@@ -55,7 +56,7 @@ def test_float32_stays_float32(submission, tol, draw):
     """float32 inputs (and a boolean mask) give float32 Z and A."""
     Q, K, V = _qkv(draw, dtype=np.float32)
     mask = draw.mask((Q.shape[-2], K.shape[-2]))
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention on float32 inputs")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention on float32 inputs"))
 
 
 @question(weight=2)
@@ -64,7 +65,7 @@ def test_causal_mask(submission, tol, draw):
     L, d_k = draw.sizes(2)
     X = draw.normal((*draw.batch(1, avoid=(L, d_k)), L, d_k))  # (B, L, d_k)
     mask = np.tril(np.ones((L, L), dtype=bool))
-    expect_reference(submission, tol, FUNCTION, X, X, X, mask, what="attention with a causal mask")
+    expect_reference(submission, tol, FUNCTION, X, X, X, mask, what=msg("attention with a causal mask"))
 
 
 @question
@@ -72,7 +73,7 @@ def test_padding_mask_broadcast(submission, tol, draw):
     """A (B, 1, L_k) padding mask broadcast over the queries."""
     Q, K, V = _qkv(draw)
     mask = draw.padding_mask(Q.shape[:-2], K.shape[-2])[..., None, :]  # (B, 1, L_k)
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a padding mask")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a padding mask"))
 
 
 @question
@@ -80,7 +81,7 @@ def test_batched_mask(submission, tol, draw):
     """A different random mask for every batch element, (B, L_q, L_k)."""
     Q, K, V = _qkv(draw)
     mask = draw.mask((*Q.shape[:-1], K.shape[-2]))
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a batched mask")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a batched mask"))
 
 
 @question
@@ -88,7 +89,7 @@ def test_one_dimensional_padding_mask(submission, tol, draw):
     """A (L_k,) mask shared by every query and every batch element."""
     Q, K, V = _qkv(draw)
     mask = draw.padding_mask((), K.shape[-2])  # (L_k,)
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a 1-D padding mask")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a 1-D padding mask"))
 
 
 @question
@@ -96,7 +97,7 @@ def test_integer_mask(submission, tol, draw):
     """A 0/1 integer (L_q, L_k) mask means the same as a boolean one."""
     Q, K, V = _qkv(draw)
     mask = draw.mask(Q.shape[-2:-1] + K.shape[-2:-1], dtype=np.int64)
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a 0/1 integer mask")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a 0/1 integer mask"))
 
 
 @question
@@ -108,7 +109,7 @@ def test_a_fully_padded_key_gets_no_weight(submission, tol, draw):
     padded = int(draw.rng.integers(L_k))
     mask[..., padded] = False
     mask[..., (padded + 1) % L_k] |= ~mask.any(axis=-1)  # every query still sees some key
-    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what="attention with a fully padded key")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a fully padded key"))
 
 
 @question
@@ -119,7 +120,7 @@ def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
     push = np.where(padding, 0.0, LARGE_OFFSET)[..., None]  # (B, L_k, 1): huge for padded keys
     Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k + 1): a coordinate of 1 ...
     K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k + 1): ... meets the push, so padded scores are huge
-    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what="attention with huge scores on padded keys")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what=msg("attention with huge scores on padded keys"))
 
 
 @question
@@ -127,4 +128,4 @@ def test_large_scores_stay_finite(submission, tol, draw):
     """Scores in the thousands (an offset shared by a query's keys) do not overflow."""
     Q, K, V = _qkv(draw)
     K = K + draw.normal((*K.shape[:-2], 1, K.shape[-1]), LARGE_OFFSET)  # every key shares a large component
-    expect_reference(submission, tol, FUNCTION, Q, K, V, what="attention with very large scores")
+    expect_reference(submission, tol, FUNCTION, Q, K, V, what=msg("attention with very large scores"))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("softmax")
 FUNCTION = "softmax"
@@ -22,14 +23,14 @@ def _scores(draw, ndim_batch: int | None = None) -> np.ndarray:
 @question
 def test_worked_example_row(submission, tol):
     """softmax([0.5, 0, 0]) gives 0.4519 and 0.2741."""
-    expect_reference(submission, tol, FUNCTION, np.array([0.5, 0.0, 0.0]), what="softmax of the worked example")
+    expect_reference(submission, tol, FUNCTION, np.array([0.5, 0.0, 0.0]), what=msg("softmax of the worked example"))
 
 
 @question(weight=2)
 def test_random_batched_last_axis(submission, tol, draw):
     """softmax over the last axis of a batched array."""
     x = _scores(draw)
-    expect_reference(submission, tol, FUNCTION, x, what=f"softmax of a {x.shape} array")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of a {shape} array", shape=str(x.shape)))
 
 
 @question
@@ -37,21 +38,21 @@ def test_axis_argument(submission, tol, draw):
     """softmax(x, axis=...) normalises the axis it is given."""
     x = _scores(draw, ndim_batch=2)
     axis = draw.choice((0, 1, -2, -3))
-    expect_reference(submission, tol, FUNCTION, x, axis=axis, what=f"softmax(x, axis={axis}) of a {x.shape} array")
+    expect_reference(submission, tol, FUNCTION, x, axis=axis, what=msg("softmax(x, axis={axis}) of a {shape} array", axis=str(axis), shape=str(x.shape)))
 
 
 @question(weight=2)
 def test_stable_for_huge_scores(submission, tol, draw):
     """softmax stays finite and correct for scores around +1e4."""
     x = HUGE + _scores(draw)
-    expect_reference(submission, tol, FUNCTION, x, what="softmax of scores near 1e4")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of scores near 1e4"))
 
 
 @question
 def test_stable_for_very_negative_scores(submission, tol, draw):
     """softmax has no 0/0 for scores around -1e4."""
     x = -HUGE + _scores(draw)
-    expect_reference(submission, tol, FUNCTION, x, what="softmax of scores near -1e4")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of scores near -1e4"))
 
 
 @question
@@ -59,7 +60,7 @@ def test_rows_on_very_different_scales(submission, tol, draw):
     """Each row is shifted by its own large constant: every row needs its own maximum."""
     x = _scores(draw, ndim_batch=1)  # (B, n)
     offsets = draw.normal((x.shape[0], 1), HUGE / 10)  # (B, 1): rows thousands apart
-    expect_reference(submission, tol, FUNCTION, x + offsets, what="softmax of rows on very different scales")
+    expect_reference(submission, tol, FUNCTION, x + offsets, what=msg("softmax of rows on very different scales"))
 
 
 @question
@@ -67,18 +68,18 @@ def test_minus_infinity_gets_zero_weight(submission, tol, draw):
     """Entries of -inf get weight exactly 0 when the row has a finite entry."""
     x = _scores(draw, ndim_batch=1)
     x[~draw.mask(x.shape)] = -np.inf
-    expect_reference(submission, tol, FUNCTION, x, what="softmax with -inf entries")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax with -inf entries"))
 
 
 @question
 def test_integer_scores_give_float64_weights(submission, tol, draw):
     """Integer scores are computed in float64."""
     x = np.round(_scores(draw)).astype(np.int64)
-    expect_reference(submission, tol, FUNCTION, x, what="softmax of integer scores")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of integer scores"))
 
 
 @question
 def test_float32_stays_float32(submission, tol, draw):
     """float32 scores give float32 weights."""
     x = _scores(draw).astype(np.float32)
-    expect_reference(submission, tol, FUNCTION, x, what="softmax of float32 input")
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of float32 input"))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("attention_context")
 FUNCTION = "attention_context"
@@ -22,13 +23,13 @@ def _inputs(draw, batch_ndim: int = 1):
 @question(weight=2)
 def test_batched_without_mask(submission, tol, draw):
     """Context vectors and weights for batched scores."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(draw), what="attention_context on a batch")
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw), what=msg("attention_context on a batch"))
 
 
 @question
 def test_unbatched(submission, tol, draw):
     """One decoder step: scores (T,), states (T, d_h)."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(draw, batch_ndim=0), what="attention_context on one step")
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, batch_ndim=0), what=msg("attention_context on one step"))
 
 
 @question
@@ -36,7 +37,7 @@ def test_decoder_steps_share_the_encoder_states(submission, tol, draw):
     """Scores (T_y, T_x) for several decoder steps against one H (T_x, d_h)."""
     T_x, T_y, d_h = draw.sizes(3)
     scores, H = draw.normal((T_y, T_x), SPREAD), draw.normal((T_x, d_h))
-    expect_reference(submission, tol, FUNCTION, scores, H, what="attention_context for several decoder steps")
+    expect_reference(submission, tol, FUNCTION, scores, H, what=msg("attention_context for several decoder steps"))
 
 
 @question(weight=2)
@@ -44,7 +45,7 @@ def test_padding_mask(submission, tol, draw):
     """Padded source positions (mask 0) get weight 0."""
     scores, H = _inputs(draw)
     mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1], dtype=np.int64)  # (B, T)
-    expect_reference(submission, tol, FUNCTION, scores, H, mask, what="attention_context with padding")
+    expect_reference(submission, tol, FUNCTION, scores, H, mask, what=msg("attention_context with padding"))
 
 
 @question
@@ -53,7 +54,7 @@ def test_padded_positions_may_hold_huge_scores(submission, tol, draw):
     scores, H = _inputs(draw)
     mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1])  # (B, T)
     expect_reference(submission, tol, FUNCTION, np.where(mask, scores, LARGE_OFFSET), H, mask,
-                     what="attention_context with huge scores at padding")
+                     what=msg("attention_context with huge scores at padding"))
 
 
 @question
@@ -61,7 +62,7 @@ def test_mask_broadcast_over_batch(submission, tol, draw):
     """One (T,) boolean mask shared by the whole batch."""
     scores, H = _inputs(draw)
     mask = draw.mask(scores.shape[-1:])
-    expect_reference(submission, tol, FUNCTION, scores, H, mask, what="attention_context with a shared mask")
+    expect_reference(submission, tol, FUNCTION, scores, H, mask, what=msg("attention_context with a shared mask"))
 
 
 @question
@@ -69,7 +70,7 @@ def test_float32_stays_float32(submission, tol, draw):
     """float32 scores and states give float32 c and alpha."""
     scores, H = _inputs(draw)
     expect_reference(submission, tol, FUNCTION, scores.astype(np.float32), H.astype(np.float32),
-                     what="attention_context on float32")
+                     what=msg("attention_context on float32"))
 
 
 @question
@@ -77,4 +78,4 @@ def test_large_scores(submission, tol, draw):
     """Scores in the thousands (a large offset per decoder step) stay finite."""
     scores, H = _inputs(draw)
     offsets = draw.normal((*scores.shape[:-1], 1), LARGE_OFFSET)  # (B, 1)
-    expect_reference(submission, tol, FUNCTION, scores + offsets, H, what="attention_context with large scores")
+    expect_reference(submission, tol, FUNCTION, scores + offsets, H, what=msg("attention_context with large scores"))

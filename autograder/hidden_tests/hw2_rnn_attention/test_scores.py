@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 additive = pytest.mark.question("additive_score")
 dot = pytest.mark.question("dot_score")
@@ -32,7 +33,7 @@ def test_additive_batched(submission, tol, draw):
     d_s, d_h, d_a, T = _sizes(draw, 4)
     s, H = _states(draw, d_s, d_h, T)
     W_a, U_a, v_a = draw.normal((d_a, d_s)), draw.normal((d_a, d_h)), draw.normal((d_a,))
-    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what="additive_score on batched states")
+    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what=msg("additive_score on batched states"))
 
 
 @additive
@@ -41,7 +42,7 @@ def test_additive_square(submission, tol, draw):
     d, T = _sizes(draw, 2)
     s, H = _states(draw, d, d, T, batch_ndim=0)
     W_a, U_a, v_a = draw.normal((d, d)), draw.normal((d, d)), draw.normal((d,))
-    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what="additive_score with square weights")
+    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what=msg("additive_score with square weights"))
 
 
 @additive
@@ -50,21 +51,21 @@ def test_additive_float32(submission, tol, draw):
     d_s, d_h, d_a, T = _sizes(draw, 4)
     s, H = _states(draw, d_s, d_h, T, dtype=np.float32)
     W_a, U_a, v_a = (draw.normal(shape, dtype=np.float32) for shape in ((d_a, d_s), (d_a, d_h), (d_a,)))
-    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what="additive_score on float32")
+    expect_reference(submission, tol, "additive_score", s, H, W_a, U_a, v_a, what=msg("additive_score on float32"))
 
 
 @dot(weight=2)
 def test_dot_batched(submission, tol, draw):
     """Dot scores for batched states."""
     d, T = _sizes(draw, 2)
-    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T), what="dot_score on batched states")
+    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T), what=msg("dot_score on batched states"))
 
 
 @dot
 def test_dot_unbatched(submission, tol, draw):
     """Dot scores for one decoder state."""
     d, T = _sizes(draw, 2)
-    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T, batch_ndim=0), what="dot_score on one state")
+    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T, batch_ndim=0), what=msg("dot_score on one state"))
 
 
 @general(weight=2)
@@ -72,7 +73,7 @@ def test_general_rectangular(submission, tol, draw):
     """General scores with a (d_s, d_h) matrix, d_s != d_h."""
     d_s, d_h, T = _sizes(draw, 3)
     s, H = _states(draw, d_s, d_h, T)
-    expect_reference(submission, tol, "general_score", s, H, draw.normal((d_s, d_h)), what="general_score with d_s != d_h")
+    expect_reference(submission, tol, "general_score", s, H, draw.normal((d_s, d_h)), what=msg("general_score with d_s != d_h"))
 
 
 @dot
@@ -80,14 +81,14 @@ def test_dot_integers(submission, tol, draw):
     """Integer states give float64 scores."""
     d, T = _sizes(draw, 2)
     s, H = (np.round(3 * a).astype(np.int64) for a in _states(draw, d, d, T))
-    expect_reference(submission, tol, "dot_score", s, H, what="dot_score on integer states")
+    expect_reference(submission, tol, "dot_score", s, H, what=msg("dot_score on integer states"))
 
 
 @dot
 def test_dot_float32(submission, tol, draw):
     """float32 states give float32 scores."""
     d, T = _sizes(draw, 2)
-    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T, dtype=np.float32), what="dot_score on float32")
+    expect_reference(submission, tol, "dot_score", *_states(draw, d, d, T, dtype=np.float32), what=msg("dot_score on float32"))
 
 
 @general
@@ -96,7 +97,7 @@ def test_general_float32(submission, tol, draw):
     d_s, d_h, T = _sizes(draw, 3)
     s, H = _states(draw, d_s, d_h, T, dtype=np.float32)
     expect_reference(submission, tol, "general_score", s, H, draw.normal((d_s, d_h), dtype=np.float32),
-                     what="general_score on float32")
+                     what=msg("general_score on float32"))
 
 
 @general
@@ -104,7 +105,7 @@ def test_general_square(submission, tol, draw):
     """General scores with a square, non-symmetric W_a."""
     d, T = _sizes(draw, 2)
     s, H = _states(draw, d, d, T)
-    expect_reference(submission, tol, "general_score", s, H, draw.normal((d, d)), what="general_score with square W_a")
+    expect_reference(submission, tol, "general_score", s, H, draw.normal((d, d)), what=msg("general_score with square W_a"))
 
 
 @concat(weight=2)
@@ -113,7 +114,7 @@ def test_concat_batched(submission, tol, draw):
     d_s, d_h, d_a, T = _sizes(draw, 4)
     s, H = _states(draw, d_s, d_h, T)
     W_a, v_a = draw.normal((d_a, d_s + d_h)), draw.normal((d_a,))
-    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what="concat_score on batched states")
+    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what=msg("concat_score on batched states"))
 
 
 @concat
@@ -122,7 +123,7 @@ def test_concat_equal_sizes(submission, tol, draw):
     d, d_a, T = _sizes(draw, 3)
     s, H = _states(draw, d, d, T, batch_ndim=0)
     W_a, v_a = draw.normal((d_a, 2 * d)), draw.normal((d_a,))
-    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what="concat_score with d_s = d_h")
+    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what=msg("concat_score with d_s = d_h"))
 
 
 @concat
@@ -131,4 +132,4 @@ def test_concat_float32(submission, tol, draw):
     d_s, d_h, d_a, T = _sizes(draw, 4)
     s, H = _states(draw, d_s, d_h, T, dtype=np.float32)
     W_a, v_a = draw.normal((d_a, d_s + d_h), dtype=np.float32), draw.normal((d_a,), dtype=np.float32)
-    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what="concat_score on float32")
+    expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what=msg("concat_score on float32"))

@@ -6,6 +6,7 @@ import pytest
 from autograder.grade.draw import HEAD_COUNTS, HEAD_SIZES
 from autograder.grade.compare import reference_output
 from autograder.grade.expect import expect, expect_reference
+from autograder.i18n import msg
 
 split = pytest.mark.question("split_heads")
 merge = pytest.mark.question("merge_heads")
@@ -30,7 +31,7 @@ def test_split_matches_reference(submission, tol, draw, batch_axes):
     """split_heads gives head h the features h*d_head .. (h+1)*d_head - 1."""
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, batch_axes, heads, n, d_head), n, heads * d_head))
-    expect_reference(submission, tol, "split_heads", X, heads, what=f"split_heads of {X.shape} into {heads} heads")
+    expect_reference(submission, tol, "split_heads", X, heads, what=msg("split_heads of {shape} into {heads} heads", shape=str(X.shape), heads=str(heads)))
 
 
 @split
@@ -38,7 +39,7 @@ def test_split_one_head(submission, tol, draw):
     """One head is the whole model dimension with a new head axis."""
     n, d_model = draw.sizes(2)
     X = draw.normal((*_batch(draw, 1, n, d_model), n, d_model))
-    expect_reference(submission, tol, "split_heads", X, 1, what="split_heads with one head")
+    expect_reference(submission, tol, "split_heads", X, 1, what=msg("split_heads with one head"))
 
 
 @split
@@ -46,7 +47,7 @@ def test_split_float32(submission, tol, draw):
     """float32 input stays float32."""
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, 1, heads, n, d_head), n, heads * d_head), dtype=np.float32)
-    expect_reference(submission, tol, "split_heads", X, heads, what="split_heads of float32 input")
+    expect_reference(submission, tol, "split_heads", X, heads, what=msg("split_heads of float32 input"))
 
 
 @merge(weight=2)
@@ -55,7 +56,7 @@ def test_merge_matches_reference(submission, tol, draw, batch_axes):
     """merge_heads concatenates the heads' features per position."""
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, batch_axes, heads, n, d_head), heads, n, d_head))
-    expect_reference(submission, tol, "merge_heads", X, what=f"merge_heads of {X.shape}")
+    expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of {shape}", shape=str(X.shape)))
 
 
 @merge
@@ -64,8 +65,8 @@ def test_merge_undoes_split(submission, tol, draw):
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, 1, heads, n, d_head), n, heads * d_head))
     split_x = reference_output("split_heads", (X, heads), {})  # the reference's: a split bug costs only split points
-    merged = expect_reference(submission, tol, "merge_heads", split_x, what="merge_heads(split_heads(X))")
-    expect(bool(np.allclose(merged, X, rtol=tol.rtol, atol=tol.atol)), "merge_heads(split_heads(X)) should give X back")
+    merged = expect_reference(submission, tol, "merge_heads", split_x, what=msg("merge_heads(split_heads(X))"))
+    expect(bool(np.allclose(merged, X, rtol=tol.rtol, atol=tol.atol)), msg("merge_heads(split_heads(X)) should give X back"))
 
 
 @merge
@@ -73,4 +74,4 @@ def test_merge_float32(submission, tol, draw):
     """float32 input stays float32."""
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, 1, heads, n, d_head), heads, n, d_head), dtype=np.float32)
-    expect_reference(submission, tol, "merge_heads", X, what="merge_heads of float32 input")
+    expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of float32 input"))

@@ -5,6 +5,7 @@ import pytest
 
 from autograder.grade.draw import HEAD_COUNTS, HEAD_SIZES
 from autograder.grade.expect import expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("multi_head_attention")
 FUNCTION = "multi_head_attention"
@@ -28,7 +29,7 @@ def _inputs(draw, heads: int, batch_ndim: int = 1, self_attention: bool = False,
 @pytest.mark.parametrize("heads", [1, *HEAD_COUNTS])
 def test_cross_attention_head_counts(submission, tol, draw, heads):
     """Cross-attention (n_q != n_kv) with 1 to 4 heads."""
-    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads), heads, what=f"multi_head_attention with {heads} heads")
+    expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads), heads, what=msg("multi_head_attention with {heads} heads", heads=str(heads)))
 
 
 @question
@@ -36,7 +37,7 @@ def test_unbatched_self_attention(submission, tol, draw):
     """Self-attention on one (n, d_model) sequence."""
     heads = draw.size(HEAD_COUNTS)
     expect_reference(submission, tol, FUNCTION, *_inputs(draw, heads, 0, self_attention=True), heads,
-                     what="self-attention on one sequence")
+                     what=msg("self-attention on one sequence"))
 
 
 @question(weight=2)
@@ -46,7 +47,7 @@ def test_causal_mask_applies_to_every_head(submission, tol, draw):
     inputs = _inputs(draw, heads, self_attention=True)
     n = inputs[0].shape[-2]
     mask = np.tril(np.ones((n, n), dtype=bool))
-    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a causal mask")
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a causal mask"))
 
 
 @question
@@ -56,7 +57,7 @@ def test_padding_mask_per_sequence(submission, tol, draw):
     inputs = _inputs(draw, heads)
     X_q, X_kv = inputs[:2]
     mask = draw.padding_mask(X_q.shape[:-2], X_kv.shape[-2])[..., None, :]  # (B, 1, n_kv)
-    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a padding mask")
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a padding mask"))
 
 
 @question
@@ -65,7 +66,7 @@ def test_one_dimensional_padding_mask(submission, tol, draw):
     heads = draw.size(HEAD_COUNTS)
     inputs = _inputs(draw, heads)
     mask = draw.padding_mask((), inputs[1].shape[-2])  # (n_kv,)
-    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention with a 1-D padding mask")
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a 1-D padding mask"))
 
 
 @question
@@ -74,7 +75,7 @@ def test_float32(submission, tol, draw):
     heads = draw.size(HEAD_COUNTS)
     inputs = _inputs(draw, heads, dtype=np.float32)
     mask = draw.mask((inputs[0].shape[-2], inputs[1].shape[-2]))  # (n_q, n_kv)
-    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what="multi-head attention on float32")
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention on float32"))
 
 
 @question
@@ -83,4 +84,4 @@ def test_large_scores_stay_finite(submission, tol, draw):
     heads = draw.size(HEAD_COUNTS)
     X_q, X_kv, *weights = _inputs(draw, heads)
     X_kv = X_kv + draw.normal((*X_kv.shape[:-2], 1, X_kv.shape[-1]), LARGE_OFFSET)  # (..., 1, d_model) shared by all keys
-    expect_reference(submission, tol, FUNCTION, X_q, X_kv, *weights, heads, what="multi-head attention with very large scores")
+    expect_reference(submission, tol, FUNCTION, X_q, X_kv, *weights, heads, what=msg("multi-head attention with very large scores"))

@@ -16,6 +16,7 @@ from attn_reference import numerical_gradient, scaled_dot_product_attention, sof
 from autograder.grade.compare import Tolerance
 from autograder.grade.expect import expect, expect_reference
 from autograder.grade.messages import first_mismatch
+from autograder.i18n import msg
 
 question = pytest.mark.question("scaled_dot_product_attention_backward")
 FUNCTION = "scaled_dot_product_attention_backward"
@@ -51,28 +52,28 @@ def _sized(draw, ndim: int = 1, square: bool = False) -> tuple[tuple[int, ...], 
 @question
 def test_unbatched(submission, tol, draw):
     """2-D inputs with L_q != L_k and d_k != d_v."""
-    expect_reference(submission, tol, FUNCTION, *_problem(draw), what="attention backward on 2-D inputs")
+    expect_reference(submission, tol, FUNCTION, *_problem(draw), what=msg("attention backward on 2-D inputs"))
 
 
 @question(weight=2)
 def test_batched(submission, tol, draw):
     """Inputs with one batch dimension."""
     batch, sizes = _sized(draw)
-    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward on batched inputs")
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what=msg("attention backward on batched inputs"))
 
 
 @question
 def test_two_batch_dimensions(submission, tol, draw):
     """Inputs with two batch dimensions."""
     batch, sizes = _sized(draw, 2)
-    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward with two batch dimensions")
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what=msg("attention backward with two batch dimensions"))
 
 
 @question(weight=2)
 def test_self_attention_square_scores(submission, tol, draw):
     """L_q = L_k: every product fits, so only the values tell a missing transpose."""
     batch, sizes = _sized(draw, square=True)
-    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what="attention backward with L_q = L_k")
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), what=msg("attention backward with L_q = L_k"))
 
 
 @question
@@ -80,7 +81,7 @@ def test_broadcast_batch_is_summed_back(submission, tol, draw):
     """Q (B1, B2, L_q, d_k) against K, V (B2, L_k, d): dK and dV are summed over the broadcast axis."""
     (b1, b2), sizes = _sized(draw, 2)
     expect_reference(submission, tol, FUNCTION, *_problem(draw, (b1, b2), (b2,), sizes=sizes),
-                     what="attention backward with broadcast batch dimensions")
+                     what=msg("attention backward with broadcast batch dimensions"))
 
 
 @question
@@ -88,7 +89,7 @@ def test_float32_stays_float32(submission, tol, draw):
     """float32 inputs give float32 dQ, dK and dV."""
     batch, sizes = _sized(draw)
     expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, dtype=np.float32, sizes=sizes),
-                     what="attention backward on float32 inputs")
+                     what=msg("attention backward on float32 inputs"))
 
 
 @question(weight=2)
@@ -97,7 +98,7 @@ def test_causal_mask(submission, tol, draw):
     batch, sizes = _sized(draw, square=True)
     mask = np.tril(np.ones((sizes[0], sizes[0]), dtype=bool))
     expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
-                     what="attention backward with a causal mask")
+                     what=msg("attention backward with a causal mask"))
 
 
 @question
@@ -106,7 +107,7 @@ def test_integer_mask(submission, tol, draw):
     batch, sizes = _sized(draw)
     mask = draw.mask(sizes[:2], dtype=np.int64)
     expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
-                     what="attention backward with a 0/1 integer mask")
+                     what=msg("attention backward with a 0/1 integer mask"))
 
 
 @question(weight=2)
@@ -118,10 +119,10 @@ def test_padding_queries_get_exactly_zero_gradient(submission, tol, draw):
     mask[-1, -1, :] = False  # a padding query: no allowed key at all
     scores = np.where(mask, Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]), FINITE_FILL)
     A = softmax(scores)  # (B, L_q, L_k): the padding query's row is uniform, not 0
-    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, dZ, mask, what="attention backward with padding")
+    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, dZ, mask, what=msg("attention backward with padding"))
     if actual is not None and not submission.carried:
         expect(np.all(np.asarray(actual[0])[-1, -1] == 0),
-               "attention backward: a query with no allowed key should get a gradient of exactly 0")
+               msg("attention backward: a query with no allowed key should get a gradient of exactly 0"))
 
 
 @question(weight=2)
@@ -130,7 +131,7 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     sizes = _sizes(draw, square=True)
     mask = np.tril(np.ones((sizes[0], sizes[0]), dtype=bool))
     Q, K, V, A, G = _problem(draw, mask=mask, sizes=sizes)
-    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, G, mask, what="attention backward under a causal mask")
+    actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, G, mask, what=msg("attention backward under a causal mask"))
     if actual is None or submission.carried:
         return  # the result follows from the student's own softmax_backward: judged there
 
@@ -144,4 +145,4 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     )
     for name, expected, got in zip(GRADIENT_NAMES, numerical, actual):
         wrong = first_mismatch(expected, np.asarray(got).astype(np.float64), NUMERICAL_TOLERANCE)
-        expect(not wrong, f"{name} differs from the centred-difference gradient of sum(Z * G) {wrong}")
+        expect(not wrong, msg("{name} differs from the centred-difference gradient of sum(Z * G) {where}", name=name, where=wrong))

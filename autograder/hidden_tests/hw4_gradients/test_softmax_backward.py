@@ -7,6 +7,7 @@ from attn_reference import numerical_gradient, softmax
 from autograder.grade.compare import Tolerance
 from autograder.grade.expect import expect, expect_reference
 from autograder.grade.messages import first_mismatch
+from autograder.i18n import msg
 
 question = pytest.mark.question("softmax_backward")
 FUNCTION = "softmax_backward"
@@ -31,21 +32,21 @@ def _batched_shape(draw, ndim: int) -> tuple[int, ...]:
 def test_row_worked_out_by_hand(submission, tol):
     """A = [0.5, 0.25, 0.25] and dA = [1, 0, 0] give dS = [0.25, -0.125, -0.125]."""
     expect_reference(submission, tol, FUNCTION, np.array([0.5, 0.25, 0.25]), np.array([1.0, 0.0, 0.0]),
-                     what="softmax_backward of one row")
+                     what=msg("softmax_backward of one row"))
 
 
 @question(weight=2)
 def test_random_batched_last_axis(submission, tol, draw):
     """Weights of a batched softmax over the last axis."""
     shape = _batched_shape(draw, 3)
-    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape), what=f"softmax_backward of a {shape} batch")
+    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape), what=msg("softmax_backward of a {shape} batch", shape=str(shape)))
 
 
 @question
 def test_square_rows(submission, tol, draw):
     """A square matrix of rows: the sum must keep its axis to broadcast back along the row."""
     n = draw.size()
-    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, (n, n)), what=f"softmax_backward of a ({n}, {n}) matrix")
+    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, (n, n)), what=msg("softmax_backward of a {shape} matrix", shape=str((n, n))))
 
 
 @question
@@ -53,7 +54,7 @@ def test_axis_0(submission, tol, draw):
     """axis=0: every column of a matrix is its own softmax."""
     shape = _batched_shape(draw, 2)
     expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape, axis=0), axis=0,
-                     what="softmax_backward(A, dA, axis=0)")
+                     what=msg("softmax_backward(A, dA, axis=0)"))
 
 
 @question
@@ -61,7 +62,7 @@ def test_middle_axis(submission, tol, draw):
     """axis=1 of a 3-D array."""
     shape = _batched_shape(draw, 3)
     expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape, axis=1), axis=1,
-                     what="softmax_backward(A, dA, axis=1)")
+                     what=msg("softmax_backward(A, dA, axis=1)"))
 
 
 @question
@@ -70,10 +71,10 @@ def test_masked_weights_get_exactly_zero_gradient(submission, tol, draw):
     shape = _batched_shape(draw, 2)
     scores = np.where(draw.mask(shape), draw.normal(shape, SPREAD), -np.inf)
     weights = softmax(scores)
-    actual = expect_reference(submission, tol, FUNCTION, weights, draw.normal(shape), what="softmax_backward with masked weights")
+    actual = expect_reference(submission, tol, FUNCTION, weights, draw.normal(shape), what=msg("softmax_backward with masked weights"))
     if actual is not None:
         expect(np.all(np.asarray(actual)[weights == 0] == 0),
-               "softmax_backward: masked weights (exactly 0) should get a gradient of exactly 0")
+               msg("softmax_backward: masked weights (exactly 0) should get a gradient of exactly 0"))
 
 
 @question
@@ -81,7 +82,7 @@ def test_float32_stays_float32(submission, tol, draw):
     """float32 weights and upstream gradient give a float32 dS."""
     shape = _batched_shape(draw, 2)
     expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape, dtype=np.float32),
-                     what="softmax_backward of float32 input")
+                     what=msg("softmax_backward of float32 input"))
 
 
 @question(weight=2)
@@ -91,6 +92,8 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     scores, G = draw.normal(shape), draw.normal(shape)
     numerical = numerical_gradient(lambda s: np.sum(softmax(s) * G), scores)
     actual = np.asarray(submission.call(FUNCTION, softmax(scores), G))
-    expect(actual.shape == scores.shape, f"softmax_backward: expected shape {scores.shape}, got {actual.shape}")
+    expect(actual.shape == scores.shape, msg("softmax_backward: expected shape {expected}, got {got}", expected=str(scores.shape),
+                                             got=str(actual.shape)))
     wrong = first_mismatch(numerical, actual.astype(np.float64), NUMERICAL_TOLERANCE)
-    expect(not wrong, f"softmax_backward differs from the centred-difference gradient of sum(softmax(S) * G) {wrong}")
+    expect(not wrong, msg("softmax_backward differs from the centred-difference gradient of sum(softmax(S) * G) {where}",
+                          where=wrong))

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from autograder.grade.expect import expect, expect_reference
+from autograder.i18n import msg
 
 question = pytest.mark.question("softmax_gradient_norm")
 FUNCTION = "softmax_gradient_norm"
@@ -42,13 +43,14 @@ def test_exact_for_the_documented_draw_order(submission, tol, draw, case):
     """Equal to the reference for the same seed (q drawn first, then K)."""
     d_ks, key_counts, scaled = EXACT_SIZES[case]
     d_k, n_keys = draw.size(d_ks), draw.size(key_counts)
-    what = f"softmax_gradient_norm(d_k={d_k}, n_keys={n_keys}, scaled={scaled})"
+    what = f"softmax_gradient_norm(d_k={d_k}, n_keys={n_keys}, scaled={scaled})"  # code: the same in every language
     expect_reference(submission, tol, FUNCTION, d_k, n_keys, EXACT_SAMPLES, draw.seed(), scaled=scaled, what=what)
 
 
 def _mean_norm(submission, d_k: int, scaled: bool, seed) -> float:
     result = np.asarray(submission.call(FUNCTION, d_k, N_KEYS, N_SAMPLES, seed, scaled=scaled))
-    expect(result.size == 1, f"softmax_gradient_norm should return one number, got an array of shape {result.shape}")
+    expect(result.size == 1, msg("softmax_gradient_norm should return one number, got an array of shape {shape}",
+                                 shape=str(result.shape)))
     return float(result.ravel()[0])
 
 
@@ -61,7 +63,8 @@ def test_scaled_norm_is_the_same_as_in_the_population(submission, tol, draw):
     """Scaled, d_k = 64, 8 keys: the mean norm is about 0.366, within sampling error."""
     mean, sd = POPULATION[(64, N_KEYS, True)]
     actual = _mean_norm(submission, 64, True, draw.seed())
-    expect(abs(actual - mean) <= _allowed_deviation(sd), f"scaled mean ||J||_F for d_k=64, 8 keys should be close to {mean:.3f}, got {actual:.4g}")
+    expect(abs(actual - mean) <= _allowed_deviation(sd),
+           msg("scaled mean ||J||_F for d_k=64, 8 keys should be close to {mean}, got {got}", mean=f"{mean:.3f}", got=f"{actual:.4g}"))
 
 
 @question
@@ -69,4 +72,5 @@ def test_unscaled_norm_has_collapsed(submission, tol, draw):
     """Unscaled, d_k = 64, 8 keys: the mean norm has fallen to about 0.152, within sampling error."""
     mean, sd = POPULATION[(64, N_KEYS, False)]
     actual = _mean_norm(submission, 64, False, draw.seed())
-    expect(abs(actual - mean) <= _allowed_deviation(sd), f"unscaled mean ||J||_F for d_k=64, 8 keys should be close to {mean:.3f}, got {actual:.4g}")
+    expect(abs(actual - mean) <= _allowed_deviation(sd),
+           msg("unscaled mean ||J||_F for d_k=64, 8 keys should be close to {mean}, got {got}", mean=f"{mean:.3f}", got=f"{actual:.4g}"))

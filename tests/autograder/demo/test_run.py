@@ -14,8 +14,8 @@ from tests.chromium import chromium  # noqa: F401 - a fixture
 COURSE = load_course()
 
 
-@pytest.mark.slow
-def test_the_demo_writes_and_names_an_html_feedback_page_the_class_report_and_a_screenshot(tmp_path, chromium):
+def _shown(tmp_path) -> str:
+    """What the demo's last step prints for a gradebook of the showcase student (a named bug) and ada (full marks)."""
     student, assignment = SHOWCASE
     with Gradebook(tmp_path / "gradebook.sqlite3") as book:
         book.record(graded_row(student, [("scaled_dot_product_attention", 1, 4,
@@ -25,10 +25,30 @@ def test_the_demo_writes_and_names_an_html_feedback_page_the_class_report_and_a_
                                assignment=assignment))
     console = Console(record=True, width=200)
     show_gradebook(COURSE, tmp_path / "gradebook.sqlite3", tmp_path, console)
-    printed = console.export_text()
+    return console.export_text()
+
+
+@pytest.mark.slow
+def test_the_demo_writes_and_names_an_html_feedback_page_the_class_report_and_a_screenshot(tmp_path, chromium):
+    student, assignment = SHOWCASE
+    printed = _shown(tmp_path)
     page = tmp_path / "feedback" / student / assignment / "feedback.html"
     assert f"an HTML feedback page: {page}" in printed and page.is_file()
     assert f"the class report (table, histograms, frequent diagnoses): {tmp_path / CLASS_REPORT}" in printed
     assert (tmp_path / CLASS_REPORT).is_file()
     assert f"a screenshot of that page at a phone's width: {tmp_path / SCREENSHOT}" in printed
     assert (tmp_path / SCREENSHOT).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.slow
+def test_the_demo_shows_the_showcase_students_feedback_in_chinese(tmp_path, chromium):
+    from autograder.demo.run import SHOWCASE_LANGUAGE, TRANSLATED_FEEDBACK, TRANSLATED_SCREENSHOT
+    from autograder.i18n import msg, render
+
+    student, assignment = SHOWCASE
+    printed = _shown(tmp_path)
+    folder = tmp_path / TRANSLATED_FEEDBACK.format(language=SHOWCASE_LANGUAGE) / student / assignment
+    chinese = (folder / "feedback.txt").read_text(encoding="utf-8")
+    assert chinese.splitlines()[1] in printed and render(msg("Score: {score} / {max_score}", score="1", max_score="4"), "zh") in chinese
+    assert NO_SCALE.id in printed and (folder / "feedback.html").is_file()
+    assert (tmp_path / TRANSLATED_SCREENSHOT.format(language=SHOWCASE_LANGUAGE)).read_bytes().startswith(b"\x89PNG")

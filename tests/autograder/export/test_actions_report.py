@@ -24,3 +24,12 @@ def test_one_row_per_question_with_the_diagnoses_and_escaped_pipes():
 
 def test_the_outputs():
     assert step_outputs(_result()) == {"score": "2", "max_score": "3", "diagnoses": "softmax.no_max_shift"}
+
+
+def test_the_summary_in_chinese_keeps_the_ids_and_numbers():
+    from autograder.i18n import msg, render
+
+    chinese = summary_markdown(_result(), "zh")
+    assert render(msg("Question"), "zh") in chinese and "| Question |" not in chinese
+    assert "softmax.no_max_shift" in chinese and "| Q1 | `softmax` | 1 / 2 | 1/2 |" in chinese
+    assert render(msg("all tests passed"), "zh") in chinese

@@ -1,5 +1,6 @@
 """The GitHub Actions export: the workflow parses, and its grading step, run as a script with Actions' variables, reports."""
 
+import json
 import os
 import subprocess
 import sys
@@ -93,3 +94,18 @@ def test_a_grader_error_fails_the_step(export, tmp_path):
     failed = subprocess.run(["bash", "-eo", "pipefail", "-c", grade["run"]], cwd=tmp_path / "repo", env=env,
                             capture_output=True, text=True, timeout=STEP_TIMEOUT_S, check=False)
     assert failed.returncode != 0 and "both changed" in failed.stderr  # two changed files: a person must choose
+
+
+@pytest.mark.slow
+def test_a_github_export_in_chinese_writes_the_summary_and_results_in_chinese(tmp_path_factory, tmp_path):
+    from autograder.i18n import msg, render
+
+    out = tmp_path_factory.mktemp("github_zh")
+    export_to(TARGETS["github"], ExportContext(COURSE, DEFAULT_COURSE_FILE, (ASSIGNMENT.id,), language="zh"), out)
+    done, summary, outputs = _run_step(out, tmp_path, _entries()["dana"].notebook)
+    assert done.returncode == 0, done.stderr
+    assert render(msg("Question"), "zh") in summary and "attention.scale_by_dk" in summary
+    assert "attention.scale_by_dk" in outputs["diagnoses"]
+    results = json.loads((tmp_path / "repo" / "results.json").read_text(encoding="utf-8"))
+    assert results["output"].startswith(render(msg("Score: {score} / {max_score}", score=outputs["score"],
+                                                   max_score=outputs["max_score"]), "zh"))

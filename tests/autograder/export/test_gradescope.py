@@ -1,5 +1,6 @@
 """The Gradescope autograder.zip: its layout, and a local replay of /autograder for a solution, a stub and a buggy submission."""
 
+import io
 import json
 import os
 import subprocess
@@ -114,3 +115,30 @@ def test_results_problems_finds_what_gradescope_would_not_read():
         assert expected in problems
     assert results_problems([]) == ["results.json is not an object"]
     assert "score above max_score" in "\n".join(results_problems({"tests": [{"score": 3, "max_score": 2}]}))
+
+
+@pytest.mark.slow
+def test_a_gradescope_export_in_chinese_writes_chinese_feedback(tmp_path_factory, tmp_path):
+    from autograder.i18n import msg, render
+
+    out = tmp_path_factory.mktemp("gradescope_zh")
+    export_to(TARGETS["gradescope"], ExportContext(COURSE, DEFAULT_COURSE_FILE, (ASSIGNMENT.id,), language="zh"), out)
+    with zipfile.ZipFile(out / ASSIGNMENT.id / "autograder.zip") as archive:
+        assert "--format gradescope --lang zh" in archive.read("run_autograder").decode()
+    spec = ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS).spec(ASSIGNMENT.id)
+    chen = next(e for e in corpus(COURSE, ASSIGNMENT.id, spec, buggy=1, attack=False) if e.name == "chen")
+    results = _replay(out, tmp_path / "chen", chen.notebook)
+    results.pop("_stdout")
+    assert results_problems(results) == []
+    assert results["output"].startswith(render(msg("Score: {score} / {max_score}", score=f"{results['score']:g}",
+                                                   max_score=f"{ASSIGNMENT.max_points:g}"), "zh"))
+    assert render(msg("{days} day(s) late", days="1"), "zh") in results["output"]
+    assert results["extra_data"]["penalties"][0]["reason"].endswith("day(s) late")  # the record's English, for instructors
+
+
+def test_the_english_export_names_the_course_feedback_language_and_its_wheel_holds_the_catalog(export):
+    with zipfile.ZipFile(export / ASSIGNMENT.id / "autograder.zip") as archive:
+        assert f"--lang {COURSE.feedback_language}" in archive.read("run_autograder").decode()
+        wheel = next(name for name in archive.namelist() if name.endswith(".whl"))
+        with zipfile.ZipFile(io.BytesIO(archive.read(wheel))) as package:
+            assert "autograder/i18n/zh.po" in package.namelist()

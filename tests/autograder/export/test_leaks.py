@@ -44,7 +44,7 @@ def _seed_leaks(files: dict[str, str]) -> list[str]:
 def test_nbgrader_releases_leak_nothing(tmp_path, forbidden):
     export_to(TARGETS["nbgrader"], CONTEXT, tmp_path)
     releases = {p.name: nbgrader_release(p.read_text(encoding="utf-8")) for p in sorted(tmp_path.glob("source/*/*.ipynb"))}
-    assert len(releases) == len(IDS)
+    assert len(releases) == len(IDS) * len(CONTEXT.course.languages)  # one notebook per language
     assert find_leaks(releases, forbidden) == []
     assert _seed_leaks(releases) == [] and not any(HIDDEN_BEGIN in text for text in releases.values())
 
@@ -70,6 +70,6 @@ def test_otter_student_notebooks_leak_nothing(tmp_path, forbidden, monkeypatch):
     monkeypatch.setattr(otter, "generate_zip", lambda folder, requirement: folder / otter.ZIP_NAME)  # the zip is not the students'
     export_to(TARGETS["otter"], CONTEXT, tmp_path)
     notebooks = {str(p): p.read_text(encoding="utf-8") for p in tmp_path.glob("*/student/*.ipynb")}
-    assert len(notebooks) == len(IDS)
+    assert len(notebooks) == len(IDS) * len(CONTEXT.course.languages)  # one notebook per language
     assert all(json.loads(text)["metadata"]["otter"]["assignment_name"] for text in notebooks.values())
     assert find_leaks(notebooks, forbidden) == [] and _seed_leaks(notebooks) == []

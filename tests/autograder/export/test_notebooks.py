@@ -49,3 +49,44 @@ def test_a_region_that_closes_the_function_gets_its_end_marker_back():
     assert close_solution_region(cell) == cell + f"\n    {SOLUTION_END}"
     closed = cell + f"\n    {SOLUTION_END}"
     assert close_solution_region(closed) == closed
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_the_chinese_notebook_has_the_same_code_and_grade_cells_and_chinese_prose(assignment_id):
+    from autograder.i18n import render
+    from autograder.export.notebooks import GRADING_HEADING
+
+    assignment = COURSE.assignment(assignment_id)
+    master = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
+    spec = GradingSpec.of(COURSE, assignment_id, language="zh")
+    name = assignment.notebook.replace(".ipynb", ".zh.ipynb")
+    chinese = json.loads(graded_notebook(assignment, master, spec, hidden=True, language="zh", name=name))["cells"]
+    english = _cells(assignment_id, hidden=True)
+    code = [c for c in english if c["cell_type"] == "code"]
+    chinese_code = [c for c in chinese if c["cell_type"] == "code"]
+    assert [c["metadata"] for c in chinese_code] == [c["metadata"] for c in code]
+    count = len(assignment.questions)  # the grade cells: the same but for the spec's language
+    assert [_without_docstrings(c) for c in chinese_code[:-count]] == [_without_docstrings(c) for c in code[:-count]]
+    assert ["".join(c["source"]).replace('"language": "zh"', '"language": "en"') for c in chinese_code[-count:]] == \
+        ["".join(c["source"]) for c in code[-count:]]
+    assert "".join(chinese[-len(assignment.questions) - 1]["source"]) == render(GRADING_HEADING, "zh")
+    assert '"language": "zh"' in "".join(chinese[-1]["source"])  # otter's and nbgrader's failure messages in Chinese
+
+
+def test_nbgrader_gives_each_language_its_own_assignment():
+    from autograder.export.nbgrader import nbgrader_assignment
+
+    assert nbgrader_assignment("hw1_scaled_attention", "en", "en") == "hw1_scaled_attention"
+    assert nbgrader_assignment("hw1_scaled_attention", "zh", "en") == "hw1_scaled_attention_zh"
+
+
+def _without_docstrings(cell: dict) -> str:
+    """A code cell's code, its docstrings left out (they are translated; the code is the same in every language)."""
+    import ast
+
+    tree = ast.parse("".join(cell["source"]))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)) and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str):
+            node.body[0].value.value = ""
+    return ast.dump(tree)

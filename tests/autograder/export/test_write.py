@@ -4,6 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from autograder.cli import main
+from autograder.export.nbgrader import nbgrader_assignment
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.export import TARGETS, ExportContext, ExportError, export_to
 from autograder.paths import PROJECT_ROOT
@@ -35,7 +36,9 @@ def test_the_cli_exports_every_assignment_by_default_and_reports_errors_as_messa
     runner = CliRunner()
     done = runner.invoke(main, ["export", "nbgrader", "--out", str(tmp_path / "course"), "--seed", "5"])
     assert done.exit_code == 0, done.output
-    assert sorted(p.parent.name for p in (tmp_path / "course").glob("source/*/*.ipynb")) == sorted(a.id for a in COURSE.assignments)
+    first = COURSE.languages[0]
+    assert sorted(p.parent.name for p in (tmp_path / "course").glob("source/*/*.ipynb")) == \
+        sorted(nbgrader_assignment(a.id, language, first) for a in COURSE.assignments for language in COURSE.languages)
     assert all(f"{a.id}: seed 5" in done.output for a in COURSE.assignments)
     again = runner.invoke(main, ["export", "nbgrader", "--out", str(tmp_path / "course")])
     assert again.exit_code == 1 and "not empty" in again.output and "Traceback" not in again.output

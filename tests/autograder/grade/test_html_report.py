@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,15 @@ from autograder.grade.html_report import to_html
 from autograder.grade.formats import FORMATS
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
-from tests.chromium import chromium, coloured_share, page_problems  # noqa: F401 - chromium is a fixture
+from autograder.i18n import msg, render
+from tests.chromium import (  # noqa: F401 - chromium and cjk_font are fixtures
+    chromium,
+    cjk_font,
+    cjk_glyph_problems,
+    coloured_share,
+    glyph_boxes_script,
+    page_problems,
+)
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 NO_SCALE = Diagnosis("attention.no_scaling", "Divide the scores Q K^T by sqrt(d_k) before the softmax.")
@@ -114,3 +123,35 @@ def test_the_browser_check_catches_a_script_a_request_an_overflow_and_a_broken_h
     assert any("script(s)" in p for p in problems)
     assert any(p.startswith("wider than the viewport") for p in problems)
     assert any(p.startswith("heatmap 2 not shown") for p in problems)
+
+
+#: Where the Chinese page's glyphs are measured: the first question's "What failed" heading.
+HEADING = "section.question h3"
+#: Font folders without Chinese glyphs (a browser limited to them draws Chinese as boxes).
+LATIN_FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+
+
+@pytest.mark.slow
+def test_a_real_browser_shows_the_chinese_feedback_in_chinese_characters(tmp_path, chromium, cjk_font):
+    path = tmp_path / "feedback.html"
+    path.write_text(to_html(RESULT, "zh"), encoding="utf-8")
+    report = open_page(path, chromium, script=glyph_boxes_script(HEADING))
+    assert page_problems(report, "heatmap", minimum_images=2) == []
+    assert "".join(box["ch"] for box in report.measured) == render(msg("What failed"), "zh")
+    assert cjk_glyph_problems(report.screenshot, report.measured) == []
+
+
+@pytest.mark.slow
+def test_the_glyph_check_sees_boxes_when_the_browser_has_no_chinese_font(tmp_path, chromium, monkeypatch):
+    latin = next((folder for folder in LATIN_FONT_DIRS if Path(folder).is_dir()), None)
+    if latin is None:
+        pytest.skip(f"none of {LATIN_FONT_DIRS} to limit the browser to")
+    config = tmp_path / "fonts.conf"
+    config.write_text(f'<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig><dir>{latin}</dir>'
+                      f"<cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>\n", encoding="utf-8")
+    monkeypatch.setenv("FONTCONFIG_FILE", str(config))  # the browser sees only Latin fonts
+    path = tmp_path / "feedback.html"
+    path.write_text(to_html(RESULT, "zh"), encoding="utf-8")
+    report = open_page(path, chromium, script=glyph_boxes_script(HEADING))
+    problems = cjk_glyph_problems(report.screenshot, report.measured)
+    assert problems and all(p.endswith(("(tofu)", "is blank")) for p in problems)

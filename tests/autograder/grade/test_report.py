@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import json
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -216,3 +219,89 @@ def test_results_carried_forward_from_a_wrong_upstream_function_are_explained():
     assert "error carried forward" in to_gradescope_dict(result)["tests"][0]["output"]
     assert to_dict(result)["questions"][0]["tests"][0]["carried_from"] == ["softmax"]
     assert "follows from" not in to_text(RESULT)
+
+
+# --- the same feedback in English and in Chinese --------------------------------------------
+
+#: What must read the same in every language: numbers, shapes and diagnosis ids.
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+SHAPE = re.compile(r"\((?:\d+, )*\d*,?\)")
+DIAGNOSIS_ID = re.compile(r"\b[a-z_]+\.[a-z_]+\b")
+#: Three English words in a row: a sentence the catalog should have translated.
+ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?:[ ,;:'-]+[A-Za-z]{2,}){2,}")
+SEED = 7
+TAG = re.compile(r"<[^>]*>")
+
+
+@pytest.fixture(scope="module")
+def sample_results(tmp_path_factory) -> dict[str, GradeResult]:
+    """The hw1 sample class (solution, stub, buggy and broken entries), graded once with a fixed seed."""
+    from autograder.config import load_course
+    from autograder.demo.sample_class import write_sample_class
+    from autograder.grade.api import grade_submission
+    from autograder.paths import PROJECT_ROOT
+
+    course = load_course(PROJECT_ROOT / "course.yml")
+    folder = tmp_path_factory.mktemp("class")
+    students = write_sample_class(course, "hw1_scaled_attention", folder)
+    return {s: grade_submission(course, "hw1_scaled_attention", next(folder.glob(s + "*")), seed=SEED) for s in students}
+
+
+def _facts(text: str) -> tuple:
+    return (sorted(NUMBER.findall(text)), sorted(SHAPE.findall(text)), sorted(set(DIAGNOSIS_ID.findall(text))))
+
+
+@pytest.mark.parametrize("report_format", ["text", "gradescope", "junit", "html"])
+def test_feedback_in_chinese_shows_the_same_numbers_shapes_and_ids_as_in_english(sample_results, report_format):
+    render = FORMATS[report_format].render
+    for student, result in sample_results.items():
+        english, chinese = render(result, "en"), render(result, "zh")
+        failed = result.load_error or any(q.failed_tests for q in result.questions)
+        assert chinese != english or (report_format == "junit" and not failed), student
+        if report_format == "gradescope":  # Gradescope's JSON escapes Chinese: compare what it holds
+            english, chinese = json.dumps(json.loads(english), ensure_ascii=False), json.dumps(json.loads(chinese), ensure_ascii=False)
+        if report_format == "html":  # the page's text, not its markup and pictures
+            english, chinese = html.unescape(TAG.sub(" ", english)), html.unescape(TAG.sub(" ", chinese))
+        assert _facts(chinese) == _facts(english), student
+
+
+#: Sample students whose feedback quotes English they or Python wrote: the stub's NotImplementedError message,
+#: Python's own words for a notebook that is not JSON and for a syntax error.
+QUOTING_STUDENTS = {"ben", "max", "nia"}
+
+
+def test_chinese_feedback_leaves_no_english_sentence_but_what_the_student_wrote(sample_results):
+    assert sample_results["chen"].diagnoses == ["attention.no_scaling"]
+    assert sample_results["ivy"].questions[-1].tests[0].kind == "timeout"  # a timeout is said in Chinese too
+    for student, result in sample_results.items():
+        if student not in QUOTING_STUDENTS:
+            assert ENGLISH_RUN.findall(to_text(result, "zh")) == [], student
+    assert ENGLISH_RUN.findall(to_text(sample_results["chen"], "en"))  # the check would see English
+
+
+def test_the_instructors_json_record_is_the_same_in_every_language(sample_results):
+    for result in sample_results.values():
+        record = FORMATS["json"].render(result, "zh")
+        assert record == FORMATS["json"].render(result, "en") and json.loads(record) == json.loads(json.dumps(to_dict(result)))
+
+
+def test_feedback_rendered_again_from_the_record_is_the_same_in_chinese(sample_results):
+    from autograder.grade.record import from_record, to_record
+
+    for result in sample_results.values():
+        again = from_record(json.loads(json.dumps(to_record(result))))
+        result = dataclasses.replace(result, execution_time=again.execution_time)  # the record keeps milliseconds
+        assert to_text(again, "zh") == to_text(result, "zh") and to_text(again, "en") == to_text(result, "en")
+
+
+def test_a_record_without_catalog_ids_shows_its_english_in_any_language(sample_results):
+    from autograder.grade.record import from_record, to_record
+
+    record = json.loads(json.dumps(to_record(sample_results["chen"])))
+    for question in record["questions"]:
+        for test in question["tests"]:
+            test.pop("i18n", None)
+            test.pop("i18n_hints", None)
+    old = from_record(record)
+    chinese = to_text(old, "zh")
+    assert "attention.no_scaling" in chinese and "Your attention does not divide the scores" in chinese

@@ -137,3 +137,26 @@ def test_the_kits_requirements_are_the_projects_own_version_ranges(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["numpy>=2"]\n', encoding="utf-8")
     with pytest.raises(GraderError, match="does not list the kit's dependencies"):
         kit_requirements(tmp_path)
+
+
+def test_the_kits_catalog_holds_what_check_says_and_no_hint_or_hidden_test_description():
+    from autograder.diagnose.registry import BUGS
+    from autograder.i18n.catalog import parse_po
+    from autograder.i18n.extract import extract
+
+    files = kit_files()
+    catalog = {e.msgid for e in parse_po(files["autograder/i18n/zh.po"].decode("utf-8")) if e.msgid}
+    assert "Public checks of {assignment} on {path}" in catalog and "{name}: expected shape {expected}, got {got}" in catalog
+    assert not catalog & {bug.hint for bug in BUGS}
+    hidden = {msgid for (msgid, _), refs in extract()[0].items() if all("hidden_tests" in r for r in refs)}
+    assert hidden and not catalog & hidden
+
+
+@pytest.mark.slow
+def test_check_lang_zh_in_the_release_folder_speaks_chinese(kit_venv, student_folder):
+    from autograder.i18n import msg, render
+
+    done = _run([kit_venv / "bin" / "attn-course", "check", HW1.id, "--lang", "zh"], student_folder, _environment())
+    assert done.returncode == 1, done.stdout + done.stderr
+    first = render(msg("Public checks of {assignment} on {path}", assignment=HW1.id, path=str(student_folder / HW1.module)), "zh")
+    assert done.stdout.splitlines()[0] == first and render(msg("FAIL"), "zh") in done.stdout
