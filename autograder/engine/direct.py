@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from autograder.engine.marks import is_parameter_set, is_pytest_outcome, is_skip, pytest_outcomes, stand_in
 from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, question_of, test_result
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
@@ -93,8 +94,6 @@ def _parameter_set_id(names: list[str], values: tuple, index: int, param_id, lis
 
 def _parameter_sets(mark) -> tuple[list[str], list[tuple[str, dict, tuple]]]:
     """(argnames, [(id, {argname: value}, marks)]) of one parametrize mark."""
-    import pytest
-
     argnames, argvalues = mark.args[0], list(mark.args[1])
     names = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
     ids = mark.kwargs.get("ids")
@@ -103,7 +102,7 @@ def _parameter_sets(mark) -> tuple[list[str], list[tuple[str, dict, tuple]]]:
     sets = []
     for index, value in enumerate(argvalues):
         marks, param_id = (), None
-        if isinstance(value, pytest.ParameterSet):
+        if is_parameter_set(value):
             marks, param_id, values = tuple(getattr(m, "mark", m) for m in value.marks), value.id, tuple(value.values)
         else:
             values = tuple(value) if len(names) > 1 else (value,)
@@ -153,7 +152,12 @@ def _import(path: Path) -> types.ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent))
     try:
-        spec.loader.exec_module(module)
+        with stand_in():
+            spec.loader.exec_module(module)
+    except BaseException as error:
+        if is_pytest_outcome(error):  # e.g. pytest.importorskip at the top of the file
+            raise Unsupported(f"pytest's {type(error).__name__} while importing {path.name}") from None
+        raise
     finally:
         sys.path.remove(str(path.parent))
     return module
@@ -203,11 +207,17 @@ def _plan(files: tuple) -> tuple[Case, ...]:
     return tuple(cases)
 
 
-def _outcome_exceptions() -> tuple[type[BaseException], ...]:
-    """What a test may end with: any Exception, and pytest's skip and fail (BaseExceptions)."""
-    import pytest
-
-    return (Exception, pytest.skip.Exception, pytest.fail.Exception)
+def _call(case: Case, arguments: dict) -> BaseException | None:
+    """Call one case; what it ended with (any Exception, or pytest's skip or fail, which are BaseExceptions)."""
+    try:
+        case.function(**arguments)
+    except Exception as raised:
+        return raised
+    except BaseException as raised:
+        if isinstance(raised, pytest_outcomes()):
+            return raised
+        raise
+    return None
 
 
 def _arguments(case: Case, subject: Subject, tolerance, seed: int) -> dict:
@@ -229,18 +239,12 @@ def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_
         The first grader error a case ended with (see
         :func:`~autograder.engine.outcome.grader_error_of`), after the run.
     """
-    import pytest
-
-    catchable, results, grader_error = _outcome_exceptions(), [], None
+    results, grader_error = [], None
     for case in cases:
         subject.start_test(question_of(case.mark(QUESTION_MARKER)))
-        error = None
-        try:
-            case.function(**_arguments(case, subject, tolerance, seed))
-        except catchable as raised:
-            error = raised
+        error = _call(case, _arguments(case, subject, tolerance, seed))
         grader_error = grader_error or grader_error_of(error, case.nodeid, show_assertions)
-        if not isinstance(error, pytest.skip.Exception):
+        if not is_skip(error):
             results.append(test_result(case.name, case.mark(QUESTION_MARKER), case.function, error,
                                        subject, show_assertions))
     if grader_error is not None:

@@ -45,6 +45,7 @@ KIT_MODULES = (
     "autograder/check/release.py",
     "autograder/engine/__init__.py",
     "autograder/engine/direct.py",
+    "autograder/engine/marks.py",
     "autograder/engine/outcome.py",
     "autograder/engine/pytest.ini",
     "autograder/engine/pytest_runner.py",
