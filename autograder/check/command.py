@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+import json
+import time
 from pathlib import Path
 
 import click
@@ -17,6 +20,10 @@ from autograder.cli_common import (
     is_quiet,
     with_sandbox,
 )
+from autograder.i18n import msg, render
+
+#: What ``check --watch`` says after its first run.
+WATCHING = msg("Watching for saves; Ctrl-C stops.")
 
 #: Exit status of ``check`` when a public check fails (or the code does not load), like pytest's.
 CHECKS_FAILED_EXIT = 1
@@ -34,16 +41,19 @@ class CheckFormat(enum.StrEnum):
 @click.argument("path", type=click.Path(path_type=Path, exists=True), default=Path("."))
 @click.option("--format", "output_format", type=click.Choice([f.value for f in CheckFormat]), default=CheckFormat.TEXT.value,
               show_default=True, help="text: one line per question; json: the same as JSON.")
+@click.option("--watch", is_flag=True,
+              help="Check again each time you save the file (Ctrl-C stops); with --format json, one JSON line per run.")
 @LANG_OPTION
 @SANDBOX_OPTION
 @common_options
 @click.pass_context
-def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str, lang: str | None, sandbox: str | None) -> None:
+def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str, watch: bool, lang: str | None,
+          sandbox: str | None) -> None:
     """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here).
 
-    Exits 0 when every public check passes and 1 when one fails.
+    Exits 0 when every public check passes and 1 when one fails (with --watch: as the last run did).
     """
-    from autograder.check.api import check_submission, format_check, format_check_json, short_summary
+    from autograder.check.api import check_submission
     from autograder.check.release import find_release
     from autograder.paths import releases_dir_for
     from autograder.sandbox.spares import prestart
@@ -53,13 +63,58 @@ def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str
     course = with_sandbox(release.course, sandbox)
     release = dataclasses.replace(release, course=course)
     prestart(course.defaults)  # the sandboxed worker warms up while the rest is imported
-    language = feedback_language(course, lang)
-    report = check_submission(course, release.assignment_id, path, release=release)
-    if output_format == CheckFormat.JSON:
-        click.echo(format_check_json(report, language), nl=False)
-    elif is_quiet(ctx):
-        click.echo(short_summary(report, language))
-    else:
-        click.echo(format_check(report, language))
+    shown = _Shown(CheckFormat(output_format), feedback_language(course, lang), is_quiet(ctx), watch)
+    run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release)
+    report = _watch(run_once, shown, path) if watch else run_once()
+    if not watch:
+        shown(report, 1)
     if not report.passed:
         ctx.exit(CHECKS_FAILED_EXIT)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Shown:
+    """How each report is printed: format, language, quiet, and whether runs follow one another."""
+
+    output_format: CheckFormat
+    language: str
+    quiet: bool
+    watching: bool
+
+    def __call__(self, report, number: int) -> None:
+        from autograder.check.api import check_dict, format_check, format_check_json, short_summary
+
+        if self.output_format == CheckFormat.JSON:
+            text = json.dumps(check_dict(report, self.language), ensure_ascii=False) if self.watching else \
+                format_check_json(report, self.language).rstrip("\n")
+        elif self.quiet:
+            text = short_summary(report, self.language)
+        else:
+            text = format_check(report, self.language)
+        if self.watching and number > 1 and self.output_format == CheckFormat.TEXT:
+            click.echo(render(msg("{time}: saved, checking again", time=time.strftime("%H:%M:%S")), self.language))
+        click.echo(text)
+        if self.watching and number == 1 and self.output_format == CheckFormat.TEXT:
+            click.echo(render(WATCHING, self.language))
+
+
+def _watch(run_once, shown: _Shown, path: Path):
+    """The checks, again on every save, until Ctrl-C; the last report."""
+    from autograder.check.watch import watch, watched_files
+    from autograder.sandbox.spares import keep_spares
+
+    keep_spares()  # the next run's worker starts while the student edits
+    last = []
+
+    def run_and_keep():
+        last.append(run_once())
+        return last[-1]
+
+    try:
+        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else ""))
+    except KeyboardInterrupt:
+        if shown.output_format == CheckFormat.TEXT:
+            click.echo(render(msg("Stopped watching."), shown.language))
+    if not last:
+        raise KeyboardInterrupt  # stopped before the first run finished: the usual Ctrl-C
+    return last[-1]

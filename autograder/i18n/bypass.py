@@ -48,6 +48,7 @@ NOT_STUDENT_TEXT = {
     "Traceback (most recent call last)": "Python's own traceback header, part of the student's traceback",
     "text: one line per question": "command-line help, English like every --help",
     "the language of the job summary": "command-line help, English like every --help",
+    "Check again each time you save": "command-line help, English like every --help",
     "a readable report, one block per": "command-line help (the --format choices), English like every --help",
     "every field of the result": "command-line help (the --format choices), English like every --help",
     "JUnit XML, one testcase per test": "command-line help (the --format choices), English like every --help",

@@ -43,6 +43,7 @@ KIT_MODULES = (
     "autograder/check/checklib.py",
     "autograder/check/command.py",
     "autograder/check/release.py",
+    "autograder/check/watch.py",
     "autograder/engine/__init__.py",
     "autograder/engine/direct.py",
     "autograder/engine/marks.py",

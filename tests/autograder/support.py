@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import queue
+import subprocess
+import threading
+import time
+
 import numpy as np
 
 from autograder.call import CallOutcome
@@ -43,3 +48,36 @@ class InProcessSubmission:
 
     def __getattr__(self, function: str):
         return lambda *args, **kwargs: self.call(function, *args, **kwargs)
+
+
+class OutputLines:
+    """The lines a running command prints, read in a thread so a test can wait for one with a deadline."""
+
+    #: Seconds a command may take to print the line a test waits for (generous: the machine may be busy).
+    DEADLINE_S = 60
+
+    def __init__(self, process: subprocess.Popen):
+        self._lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [self._lines.put(line) for line in process.stdout], daemon=True).start()
+
+    def until(self, wanted) -> list[str]:
+        """Lines up to and including the first for which ``wanted(line)`` holds.
+
+        Raises
+        ------
+        queue.Empty
+            When no such line comes before the deadline.
+        """
+        got, deadline = [], time.monotonic() + self.DEADLINE_S
+        while not got or not wanted(got[-1]):
+            got.append(self._lines.get(timeout=max(deadline - time.monotonic(), 0.1)))
+        return got
+
+    def rest(self, process: subprocess.Popen) -> str:
+        """Everything printed after the lines read so far, once ``process`` has ended."""
+        process.wait(self.DEADLINE_S)
+        time.sleep(0.1)  # the reading thread takes the last lines
+        lines = []
+        while not self._lines.empty():
+            lines.append(self._lines.get())
+        return "".join(lines)

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from autograder.config import load_course
 from autograder.errors import GraderError
 from autograder.kit.wheel import KIT_DEPENDENCIES, KIT_MODULES, kit_files, kit_requirements, kit_wheel_name, wheel_bytes, write_kit
 from autograder.paths import ASSIGNMENTS_DIR, PROJECT_ROOT, SOLUTIONS_DIR
+from tests.autograder.support import OutputLines
 
 COURSE = load_course()
 HW1 = COURSE.assignment("hw1_scaled_attention")
@@ -160,3 +162,20 @@ def test_check_lang_zh_in_the_release_folder_speaks_chinese(kit_venv, student_fo
     assert done.returncode == 1, done.stdout + done.stderr
     first = render(msg("Public checks of {assignment} on {path}", assignment=HW1.id, path=str(student_folder / HW1.module)), "zh")
     assert done.stdout.splitlines()[0] == first and render(msg("FAIL"), "zh") in done.stdout
+
+
+@pytest.mark.slow
+def test_check_watch_from_the_kit_checks_again_on_save(kit_venv, student_folder):
+    process = subprocess.Popen([kit_venv / "bin" / "attn-course", "check", HW1.id, "--watch", "--format", "json"],
+                               cwd=student_folder, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = OutputLines(process)
+        stub = json.loads(lines.until(lambda line: True)[0])
+        solution = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+        (student_folder / HW1.module).write_text(solution, encoding="utf-8")
+        saved = json.loads(lines.until(lambda line: True)[0])
+        assert (stub["passed"], saved["passed"], saved["score"]) == (False, True, HW1.max_points)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(OutputLines.DEADLINE_S) == 0
+    finally:
+        process.kill()
