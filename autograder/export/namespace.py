@@ -159,8 +159,8 @@ class NamespaceSubmission:
         if now >= self._budget_end:
             raise CallTimeout(msg("the submission used up its time budget of {seconds} s", seconds=f"{self.submission_timeout_s:g}"))
         if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
-            raise CallTimeout(msg("{function}() was not run again: it already ran out of time {times} times", function=function,
-                                  times=str(MAX_TIMEOUTS_PER_FUNCTION)))
+            raise CallTimeout(msg("{function}() was not run again: it ran out of time on an earlier test",
+                                  function=function))
         return min(self.call_timeout_s, self._budget_end - now)
 
     def _function(self, name: str):
