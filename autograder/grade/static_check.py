@@ -63,9 +63,9 @@ def parse_source(source: str, filename: str) -> ast.Module:
         raise could_not_read(filename, error) from None
 
 
-def _imported_modules(tree: ast.Module):
-    """(top-level module name, line) for every import in the tree."""
-    for node in ast.walk(tree):
+def _imported_modules(nodes: tuple[ast.AST, ...]):
+    """(top-level module name, line) for every import among ``nodes`` (a tree's, walked once)."""
+    for node in nodes:
         if isinstance(node, ast.Import):
             yield from ((alias.name.split(".")[0], node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -80,10 +80,10 @@ def _called_name(node: ast.Call) -> str | None:
     return getattr(node.func, "id", None) or getattr(node.func, "attr", None)
 
 
-def _dynamic_code(tree: ast.Module):
+def _dynamic_code(nodes: tuple[ast.AST, ...]):
     """``ImportViolation`` for each use of a name in :data:`DYNAMIC_CODE`, and each import of a computed name."""
-    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    for node in ast.walk(tree):
+    called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+    for node in nodes:
         if isinstance(node, ast.Name) and node.id in DYNAMIC_CODE:
             yield ImportViolation(node.id, node.lineno, DYNAMIC_CODE[node.id])
         elif isinstance(node, ast.Attribute) and node.attr == "__builtins__":
@@ -99,15 +99,20 @@ def _dynamic_code(tree: ast.Module):
 def policy_violations(tree: ast.Module, allowed: tuple[str, ...]) -> list[ImportViolation]:
     """Disallowed imports, then dynamic code, one per module or construct (its first line)."""
     first: dict[str, ImportViolation] = {}
-    for violation in [*disallowed_imports(tree, allowed), *sorted(_dynamic_code(tree), key=lambda v: v.line)]:
+    nodes = tuple(ast.walk(tree))  # one walk for every check: a long module has thousands of nodes
+    for violation in [*_disallowed(nodes, allowed), *sorted(_dynamic_code(nodes), key=lambda v: v.line)]:
         first.setdefault(violation.module, violation)
     return sorted(first.values(), key=lambda v: v.line)
 
 
 def disallowed_imports(tree: ast.Module, allowed: tuple[str, ...]) -> list[ImportViolation]:
     """Imports of modules outside ``allowed``, one per module (its first line)."""
+    return _disallowed(tuple(ast.walk(tree)), allowed)
+
+
+def _disallowed(nodes: tuple[ast.AST, ...], allowed: tuple[str, ...]) -> list[ImportViolation]:
     first_line: dict[str, int] = {}
-    for module, line in _imported_modules(tree):
+    for module, line in _imported_modules(nodes):
         if module not in allowed and module not in first_line:
             first_line[module] = line
     return [ImportViolation(module, line) for module, line in sorted(first_line.items(), key=lambda item: item[1])]

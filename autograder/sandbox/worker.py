@@ -39,6 +39,7 @@ if not __package__:
     sys.path.insert(0, _HERE)
 
 import numpy as np  # noqa: E402
+import numpy.random  # noqa: E402,F401  numpy imports it on first use (11 ms): once in the fork server, not in every worker
 
 if __package__:
     from . import confine, forkserver, protocol
