@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m compileall -q autograder attn_reference >/dev/null  # bytecode even where PYTHONDONTWRITEBYTECODE is set
 	touch $(STAMP)
 
 install: $(STAMP)
