@@ -8,6 +8,7 @@ mutants, so every side draws the same numbers.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,3 +33,23 @@ def materialize(value):
     if isinstance(value, dict):
         return {k: materialize(v) for k, v in value.items()}
     return value
+
+
+def fresh(value):
+    """A private copy of ``value`` with every :class:`RngSeed` turned into a new generator.
+
+    Arrays are copied (a function that writes into its inputs cannot reach the caller's),
+    tuples, lists and dicts rebuilt around copies of their items; numbers, strings and None
+    are immutable and kept; anything else is deep-copied.
+    """
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, RngSeed):
+        return value.generator()
+    if isinstance(value, (tuple, list)):
+        return type(value)(fresh(v) for v in value)
+    if isinstance(value, dict):
+        return {k: fresh(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return value
+    return copy.deepcopy(value)

@@ -12,7 +12,6 @@ masked) and accept any value.
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 import inspect
@@ -25,7 +24,7 @@ import attn_reference
 from attn_reference.contract import Contract, contract_of
 from autograder.errors import GraderError
 from autograder.grade.tolerance import Tolerance  # noqa: F401 - re-exported: callers import it from here
-from autograder.inputs import materialize
+from autograder.inputs import fresh
 
 
 @dataclass(frozen=True)
@@ -94,11 +93,6 @@ def contract(function: str) -> Contract:
         return contract_of(reference_function(function))
     except LookupError as error:
         raise GraderError(str(error)) from None
-
-
-def fresh(value):
-    """A private copy of inputs with every RngSeed turned into a new generator."""
-    return materialize(copy.deepcopy(value))
 
 
 def run(implementation: Callable, args: tuple, kwargs: dict) -> Parts | Raised:

@@ -28,11 +28,20 @@ def variance_divided_by_sqrt(d_k: int, n_samples: int, rng: np.random.Generator)
 
 
 def all_pairs(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
-    """Every q against every k (``q @ k.T``) instead of q_i against k_i."""
+    """Every q against every k (``q @ k.T``) instead of q_i against k_i.
+
+    The student's version builds the ``(n_samples, n_samples)`` matrix; its mean and mean
+    square follow from ``d_k``-sized sums, so the diagnosis replays it without the matrix:
+    the mean of ``q_i . k_j`` is ``(sum_i q_i) . (sum_j k_j) / n^2`` and the mean of its
+    square is ``sum((q^T q) * (k^T k)) / n^2``.
+    """
     q = rng.standard_normal((n_samples, d_k))
     k = rng.standard_normal((n_samples, d_k))
-    dots = q @ k.T  # (n_samples, n_samples)
-    return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))
+    pairs = n_samples * n_samples
+    mean = float(q.sum(axis=0) @ k.sum(axis=0)) / pairs
+    mean_square = float(np.sum((q.T @ q) * (k.T @ k))) / pairs  # (d_k, d_k) products, summed
+    var_raw = mean_square - mean * mean
+    return var_raw, var_raw / d_k
 
 
 def summed_over_samples(d_k: int, n_samples: int, rng: np.random.Generator) -> tuple[float, float]:
