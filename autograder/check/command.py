@@ -6,6 +6,7 @@ import dataclasses
 import enum
 import functools
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -100,18 +101,20 @@ class _Shown:
 
 def _watch(run_once, shown: _Shown, path: Path):
     """The checks, again on every save, until Ctrl-C; the last report."""
-    from autograder.check.watch import watch, watched_files
+    from autograder.check.watch import Clock, Stop, watch, watched_files
     from autograder.sandbox.spares import keep_spares
 
     keep_spares()  # the next run's worker starts while the student edits
-    last = []
+    stop, last = Stop(), []
+    signal.signal(signal.SIGINT, stop)
 
     def run_and_keep():
         last.append(run_once())
         return last[-1]
 
     try:
-        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else ""))
+        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else ""),
+              Clock(stopped=lambda: stop.requested))
     except KeyboardInterrupt:
         if shown.output_format == CheckFormat.TEXT:
             click.echo(render(msg("Stopped watching."), shown.language))

@@ -31,10 +31,26 @@ WATCHED_SUFFIXES = (".py", ".ipynb")
 
 @dataclass(frozen=True)
 class Clock:
-    """What the loop waits with; tests give a fake one."""
+    """What the loop waits with, and what tells it to stop; tests give fake ones."""
 
     sleep: Callable[[float], None] = time.sleep
     now: Callable[[], float] = time.monotonic
+    stopped: Callable[[], bool] = lambda: False  # noqa: E731
+
+
+class Stop:
+    """Ctrl-C for the loop: a flag the SIGINT handler sets, then the usual KeyboardInterrupt.
+
+    Python may deliver the KeyboardInterrupt where it is lost (inside a ``__del__``, which
+    only prints it); the flag is not lost, and the loop looks at it on every poll.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum, frame) -> None:
+        self.requested = True
+        raise KeyboardInterrupt
 
 
 def watched_files(path: Path, checked: str = "") -> tuple[Path, ...]:
@@ -62,8 +78,15 @@ def wait_for_change(files: Callable[[], tuple[Path, ...]], seen: tuple, clock: C
     -------
     tuple
         The new stamps (pass them as ``seen`` next time).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        When ``clock.stopped()`` says so (Ctrl-C whose exception was lost on the way).
     """
     while True:
+        if clock.stopped():
+            raise KeyboardInterrupt
         clock.sleep(POLL_S)
         now = stamps(files())
         if now == seen:

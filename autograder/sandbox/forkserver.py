@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 from collections.abc import Callable
 
@@ -72,6 +73,14 @@ def sweep_uid(uid: int | None) -> None:
     os.waitpid(pid, 0)
 
 
+def _kill_quietly(pid: int) -> None:
+    """SIGKILL ``pid`` if this process may still signal it (it has not changed uid, or is gone)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (PermissionError, ProcessLookupError):
+        pass
+
+
 def _status_of(pid: int, wait: bool) -> int | None:
     """The worker's raw wait status, or None while it runs (``wait=False``)."""
     try:
@@ -114,7 +123,8 @@ class ForkServer:
         if op == control.ZygoteOp.STATUS and pid in self.statuses:
             return {"returncode": returncode(self._status(pid, wait=False))}
         if op == control.ZygoteOp.FINISH and pid in self.statuses:
-            sweep_uid(self.config.get("uid"))
+            _kill_quietly(pid)  # a worker finished before it became the sandbox uid is still the server's to kill
+            sweep_uid(self.config.get("uid"))  # the rest, after: a worker the kill could not reach is the uid's
             code = returncode(self._status(pid, wait=True))
             del self.statuses[pid]
             return {"returncode": code}

@@ -157,3 +157,14 @@ def test_a_save_right_after_the_report_is_seen_when_the_run_names_a_file_not_wat
     watch(lambda: runs.append(module.read_text()) or len(runs), lambda report, number: next(saves)(),
           lambda report: (module,) if report is None else (module, found), ScriptedClock(), runs=2)
     assert runs == ["v1", "saved as soon as the report showed"]
+
+
+def test_a_ctrl_c_whose_exception_was_lost_still_stops_the_loop_at_the_next_poll(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("v1")
+    requested = iter([False, False, True])
+    clock = ScriptedClock()
+    object.__setattr__(clock, "stopped", lambda: next(requested))
+    with pytest.raises(KeyboardInterrupt):
+        wait_for_change(lambda: (module,), stamps([module]), clock)
+    assert clock.slept == [POLL_S, POLL_S]

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
+import time
 
 import pytest
 
 from autograder.sandbox import control as control_messages
 from autograder.sandbox import forkserver
+
+#: Seconds the server may take to answer FINISH (it answers at once when it can kill the worker).
+FINISH_DEADLINE_S = 5
 
 
 @pytest.fixture
@@ -36,3 +42,30 @@ def test_answers_repeat_the_request_id_and_unknown_requests_are_refused(server):
 def test_a_request_that_is_not_json_is_refused_not_fatal(server):
     assert "error" in _ask(server, b"\xff not json")
     assert _ask(server, {"id": 1, "op": control_messages.ZygoteOp.FINISH, "pid": 1})["id"] == 1
+
+
+def _never_serves(in_fd: int, out_fd: int) -> int:
+    time.sleep(20)  # longer than FINISH_DEADLINE_S, as a worker that has not yet dropped to the sandbox uid: the uid sweep cannot reach it
+    return 0
+
+
+def test_a_worker_finished_before_it_leaves_the_servers_uid_is_killed_and_the_answer_comes_at_once():
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    serving = threading.Thread(target=forkserver.serve_zygote, args=({"control": theirs.detach()}, _never_serves), daemon=True)
+    serving.start()
+    pipes = [os.pipe() for _ in range(control_messages.ZYGOTE_FDS)]
+    try:
+        socket.send_fds(ours, [json.dumps({"id": 1, "op": control_messages.ZygoteOp.FORK}).encode()],
+                        [pipe[index % 2] for index, pipe in enumerate(pipes)])
+        forked = json.loads(ours.recv(control_messages.ZYGOTE_MESSAGE_BYTES))
+        ours.settimeout(FINISH_DEADLINE_S)
+        finished = _ask(ours, {"id": 2, "op": control_messages.ZygoteOp.FINISH, "pid": forked["pid"]})
+        assert finished == {"returncode": -signal.SIGKILL, "id": 2}
+    finally:
+        ours.close()
+        serving.join(timeout=5)
+        for fd in (fd for pipe in pipes for fd in pipe):
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # sent to the server, which closed its copy; ours may be closed already
