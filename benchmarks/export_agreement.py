@@ -5,12 +5,16 @@ buggy student of the corpus (at least five) and an attack, each graded by ``attn
 --seed <the export's seed>``, by one ``nbgrader autograde`` of them all, and by ``otter run``.
 Scores must agree to 1e-4 except for attacks: only attn-course runs student code in a sandbox,
 so a notebook that rewrites the in-process grader fools nbgrader and otter (shown, not hidden).
+``otter run`` has no timeout and runs the whole notebook: a student whose experiment cell never
+ends would hold it forever, so each otter run is bounded by :data:`OTTER_BOUND_S` and one that
+does not finish is a row that says so (also shown, not hidden), not a disagreement.
 
     .venv/bin/python benchmarks/export_agreement.py [ASSIGNMENT_ID ...]
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +24,8 @@ from autograder.export import TARGETS, ExportContext, agreement, export_to
 from autograder.export.corpus import ATTACK, STUB, corpus
 
 TOLERANCE = 1e-4
+#: Seconds one ``otter run`` may take here (it takes about 10 s per notebook).
+OTTER_BOUND_S = 90.0
 
 
 def grade_assignment(course, assignment_id: str, work: Path) -> list[dict]:
@@ -41,18 +47,40 @@ def grade_assignment(course, assignment_id: str, work: Path) -> list[dict]:
     rows = []
     for name, path in files.items():
         ours = agreement.ours(assignment_id, path, spec.seed, DEFAULT_COURSE_FILE)
-        theirs = agreement.otter(zip_path, path, work)
-        agree = max(abs(ours.score - nbgrader[name].score), abs(ours.score - theirs.score)) <= TOLERANCE
+        try:
+            theirs = agreement.otter(zip_path, path, work, OTTER_BOUND_S)
+        except agreement.ToolTimeout:  # otter has no timeout of its own; a failure still stops the script
+            theirs = agreement.Graded(float("nan"), OTTER_BOUND_S)
+        agree = agrees(ours.score, nbgrader[name].score, theirs.score)
         rows.append({"assignment": assignment_id, "name": name, "kind": kinds[name][0], "what": kinds[name][1],
                      "ours": ours, "nbgrader": nbgrader[name], "otter": theirs, "agree": agree})
     return rows
+
+
+def agrees(ours: float, *theirs: float) -> bool:
+    """Whether every other score is within :data:`TOLERANCE` of ours (a NaN, an unfinished run, never is)."""
+    return all(abs(ours - other) <= TOLERANCE for other in theirs)
+
+
+def unfinished(row: dict) -> bool:
+    """Whether otter did not finish the notebook within its bound (its score is NaN)."""
+    return math.isnan(row["otter"].score)
+
+
+def verdict(row: dict) -> str:
+    """The table's last column: agreement, or why not."""
+    if row["agree"]:
+        return "yes"
+    if unfinished(row):
+        return f"no (otter did not finish in {OTTER_BOUND_S:g} s: it has no timeout)"
+    return "no (attack: only ours is sandboxed)" if row["kind"] == ATTACK else "NO"
 
 
 def print_table(rows: list[dict]) -> None:
     print(f"{'assignment':<22} {'notebook':<9} {'kind':<8} {'ours':>8} {'nbgrader':>9} {'otter':>8}   "
           f"{'s ours':>6} {'s nbg':>6} {'s otter':>7}  agree")
     for r in rows:
-        mark = "yes" if r["agree"] else ("no (attack: only ours is sandboxed)" if r["kind"] == ATTACK else "NO")
+        mark = verdict(r)
         print(f"{r['assignment']:<22} {r['name']:<9} {r['kind']:<8} {r['ours'].score:>8.4f} {r['nbgrader'].score:>9.4f} "
               f"{r['otter'].score:>8.4f}   {r['ours'].seconds:>6.1f} {r['nbgrader'].seconds:>6.1f} {r['otter'].seconds:>7.1f}  {mark}")
 
@@ -65,8 +93,9 @@ def main(argv: list[str]) -> int:
         for assignment_id in ids:
             rows += grade_assignment(course, assignment_id, Path(scratch) / assignment_id)
     print_table(rows)
-    disagreements = [r for r in rows if not r["agree"] and r["kind"] != ATTACK]
+    disagreements = [r for r in rows if not r["agree"] and r["kind"] != ATTACK and not unfinished(r)]
     print(f"\n{len(rows)} notebooks; {sum(r['agree'] for r in rows)} agree to {TOLERANCE:g}; "
+          f"{sum(map(unfinished, rows))} that otter did not finish; "
           f"{len(disagreements)} disagreements outside attacks (nbgrader seconds: its autograde time / notebooks)")
     return 1 if disagreements else 0
 

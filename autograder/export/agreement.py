@@ -24,6 +24,10 @@ TOOL_TIMEOUT_S = 600
 BIN = Path(sys.executable).parent
 
 
+class ToolTimeout(ExportError):
+    """A tool did not finish within its bound."""
+
+
 @dataclass(frozen=True)
 class Graded:
     """One notebook's score from one grader, and the seconds it took (nbgrader: its share of one autograde)."""
@@ -43,12 +47,12 @@ def run_tool(command: list[str], cwd: Path, timeout: float = TOOL_TIMEOUT_S) -> 
     Raises
     ------
     ExportError
-        When it fails or times out.
+        When it fails; :class:`ToolTimeout` when it times out.
     """
     try:
         done = subprocess.run(command, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise ExportError(f"{' '.join(command[:3])} did not finish within {timeout:g} s") from None
+        raise ToolTimeout(f"{' '.join(command[:3])} did not finish within {timeout:g} s") from None
     if done.returncode != 0:
         raise ExportError(f"{' '.join(command)} failed ({done.returncode}): {(done.stderr or done.stdout)[-3000:]}")
     return done
@@ -90,11 +94,17 @@ def otter_score(results: dict) -> float:
     return float(sum(t["score"] for t in results.get("tests", []) if isinstance(t.get("score"), (int, float))))
 
 
-def otter(zip_path: Path, notebook: Path, work: Path) -> Graded:
-    """``otter run`` on one notebook (bounded: otter has no timeout of its own)."""
+def otter(zip_path: Path, notebook: Path, work: Path, timeout: float = TOOL_TIMEOUT_S) -> Graded:
+    """``otter run`` on one notebook, bounded by ``timeout`` seconds: otter has no timeout of its own.
+
+    Raises
+    ------
+    ExportError
+        When otter fails; :class:`ToolTimeout` when it does not finish in time.
+    """
     out = work / f"otter-{notebook.stem}-{notebook.parent.name}"
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    run_tool([str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", str(notebook)], work)
+    run_tool([str(BIN / "otter"), "run", "-a", str(zip_path), "-o", str(out), "--no-logo", str(notebook)], work, timeout)
     seconds = time.perf_counter() - started
     return Graded(otter_score(json.loads((out / "results.json").read_text(encoding="utf-8"))), seconds)

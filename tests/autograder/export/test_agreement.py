@@ -64,3 +64,21 @@ def test_otter_run_gives_our_scores(notebooks):
     zip_path = work / "otter" / ASSIGNMENT.id / "autograder.zip"
     scores = {name: agreement.otter(zip_path, path, work).score for name, path in files.items()}
     assert scores == pytest.approx(ours, abs=TOLERANCE)
+
+
+def test_a_tool_that_does_not_finish_raises_tool_timeout_in_its_bound(tmp_path):
+    import sys
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(agreement.ToolTimeout, match="did not finish within 0.5 s"):
+        agreement.run_tool([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path, timeout=0.5)
+    assert time.perf_counter() - started < 10
+
+
+def test_a_tool_that_fails_is_not_taken_for_a_timeout(tmp_path):
+    import sys
+
+    with pytest.raises(agreement.ExportError) as raised:
+        agreement.run_tool([sys.executable, "-c", "raise SystemExit(3)"], tmp_path)
+    assert not isinstance(raised.value, agreement.ToolTimeout)
