@@ -9,6 +9,11 @@ a submission is finished, the server kills every process of the sandbox uid, so 
 one student reaches the next. The server never runs student code itself, and a worker
 cannot signal or trace it (another uid, no capabilities).
 
+The end of a submission does not wait: the grader posts the clean-up and a request for the
+next worker, and reads both answers before its next request. The server answers in order,
+so the next worker is forked only after the clean-up, and it confines itself while the
+grader records the result and reads the next submission.
+
 Every request carries an id that its answer repeats. A server that does not answer in time,
 answers out of turn or closes its socket is killed with its whole sandbox
 (:class:`ZygoteGone`); the next worker comes from a fresh one, so one submission's trouble
@@ -22,6 +27,8 @@ import os
 import socket
 import subprocess
 import time
+from collections import deque
+from collections.abc import Callable
 
 from autograder.config import Defaults
 from autograder.errors import GraderError
@@ -65,12 +72,59 @@ class Zygote:
         self.control = ours
         self._last_id = 0
         self._closed = False
+        self._unanswered: deque[tuple[int, Callable[[dict], None]]] = deque()  # posted, answers not read yet
+        self._next: _PendingFork | None = None  # the next submission's worker, asked for ahead of need
 
     def alive(self) -> bool:
         return not self._closed and self.popen.poll() is None
 
+    def _gone(self, reason: str) -> ZygoteGone:
+        self.close()
+        return ZygoteGone(f"the sandbox fork server {reason}; it was replaced")
+
+    def _send(self, op: ZygoteOp, fds: tuple[int, ...], fields: dict) -> int:
+        self._last_id += 1
+        request = {"id": self._last_id, "op": op, **fields}
+        try:
+            self.control.settimeout(ZYGOTE_ANSWER_TIMEOUT_S)
+            socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+        except OSError as error:
+            raise self._gone(f"stopped answering ({error})") from None
+        return self._last_id
+
+    def _receive(self, request_id: int) -> dict:
+        try:
+            raw = self.control.recv(ZYGOTE_MESSAGE_BYTES)
+            answer = json.loads(raw) if raw else None
+        except (OSError, ValueError) as error:
+            raise self._gone(f"stopped answering ({error})") from None
+        if not isinstance(answer, dict) or answer.get("id") != request_id:
+            raise self._gone("closed its socket or answered out of turn")
+        return answer
+
+    def _settle(self) -> None:
+        """Read the answers of every posted request, in order."""
+        while self._unanswered:
+            request_id, on_answer = self._unanswered.popleft()
+            on_answer(self._receive(request_id))
+
+    def post(self, op: ZygoteOp, fds: tuple[int, ...] = (), on_answer: Callable[[dict], None] = lambda answer: None,
+             **fields) -> None:
+        """Send one request now and read its answer before the next :meth:`ask`: the server works meanwhile.
+
+        The server answers requests in the order they come, so whatever is asked after a
+        ``finish`` is done after it.
+
+        Raises
+        ------
+        ZygoteGone
+            As :meth:`ask`.
+        """
+        request_id = self._send(op, fds, fields)
+        self._unanswered.append((request_id, on_answer))
+
     def ask(self, op: ZygoteOp, fds: tuple[int, ...] = (), **fields) -> dict:
-        """Send one request (with fds) and return its answer.
+        """Send one request (with fds) and return its answer (after those of the posted ones).
 
         Raises
         ------
@@ -78,23 +132,33 @@ class Zygote:
             When the server is gone, silent past :data:`ZYGOTE_ANSWER_TIMEOUT_S` or out of
             turn; it is killed first, with everything in its sandbox.
         """
-        self._last_id += 1
-        request = {"id": self._last_id, "op": op, **fields}
+        self._settle()
+        return self._receive(self._send(op, fds, fields))
+
+    def _post_fork(self) -> "_PendingFork":
+        pending = _PendingFork()
         try:
-            self.control.settimeout(ZYGOTE_ANSWER_TIMEOUT_S)
-            socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
-            raw = self.control.recv(ZYGOTE_MESSAGE_BYTES)
-            answer = json.loads(raw) if raw else None
-        except (OSError, ValueError) as error:
-            self.close()
-            raise ZygoteGone(f"the sandbox fork server stopped answering ({error}); it was replaced") from None
-        if not isinstance(answer, dict) or answer.get("id") != request["id"]:
-            self.close()
-            raise ZygoteGone("the sandbox fork server closed its socket or answered out of turn; it was replaced")
-        return answer
+            self.post(ZygoteOp.FORK, pending.server_ends, pending.answered)
+        except GraderError:
+            pending.close()
+            raise
+        finally:
+            pending.hand_over()
+        return pending
+
+    def fork_ahead(self) -> None:
+        """Ask for the next submission's worker now: it is forked, and confines itself, while the grader works.
+
+        Raises
+        ------
+        ZygoteGone
+            As :meth:`ask`.
+        """
+        if self._next is None and self.alive():
+            self._next = self._post_fork()
 
     def fork_worker(self) -> "ForkedWorker":
-        """A fresh confined worker, ready for one submission.
+        """A fresh confined worker, ready for one submission (the one forked ahead, if there is one).
 
         Raises
         ------
@@ -103,36 +167,77 @@ class Zygote:
         GraderError
             When the server answers but cannot fork.
         """
-        request_read, request_write = os.pipe()
-        response_read, response_write = os.pipe()
-        output_read, output_write = os.pipe()
+        pending, self._next = self._next or self._post_fork(), None
         try:
-            answer = self.ask(ZygoteOp.FORK, (request_read, response_write, output_write))
+            self._settle()
+            return pending.worker(self)
         except GraderError:
-            for fd in (request_write, response_read, output_read):
-                os.close(fd)
+            pending.close()
             raise
-        finally:
-            for fd in (request_read, response_write, output_write):
-                os.close(fd)
-        if "pid" not in answer:
-            for fd in (request_write, response_read, output_read):
-                os.close(fd)
-            raise GraderError(f"the sandbox fork server could not fork: {answer}")
-        for fd in (request_write, response_read, output_read):
-            os.set_blocking(fd, False)
-        return ForkedWorker(self, answer["pid"], request_write, response_read, output_read)
 
     def close(self) -> None:
         """Kill the whole sandbox and reap it (idempotent)."""
         if self._closed:
             return
         self._closed = True
+        if self._next is not None:
+            self._next.close()
+            self._next = None
+        self._unanswered.clear()
         kill_session(self.popen)
         reaped(self.popen.pid)
         if self.cgroup is not None:
             SubmissionCgroups.remove(self.cgroup)
         self.control.close()
+
+
+class _PendingFork:
+    """The pipes of a worker the server was asked to fork, until its answer is read."""
+
+    def __init__(self) -> None:
+        self.request_read, self.request_write = os.pipe()
+        self.response_read, self.response_write = os.pipe()
+        self.output_read, self.output_write = os.pipe()
+        self.answer: dict | None = None
+        self._closed = False
+
+    @property
+    def server_ends(self) -> tuple[int, int, int]:
+        """The worker's ends, sent to the server with the request."""
+        return self.request_read, self.response_write, self.output_write
+
+    @property
+    def grader_ends(self) -> tuple[int, int, int]:
+        return self.request_write, self.response_read, self.output_read
+
+    def hand_over(self) -> None:
+        """Close the worker's ends here once sent: the server holds its own copies."""
+        for fd in self.server_ends:
+            close_quietly(fd)
+
+    def answered(self, answer: dict) -> None:
+        self.answer = answer
+
+    def close(self) -> None:
+        """Close the grader's ends (once: a number closed twice may be another file's by then)."""
+        if not self._closed:
+            self._closed = True
+            for fd in self.grader_ends:
+                close_quietly(fd)
+
+    def worker(self, zygote: Zygote) -> "ForkedWorker":
+        """The forked worker, once the server answered.
+
+        Raises
+        ------
+        GraderError
+            When the server could not fork.
+        """
+        if not self.answer or "pid" not in self.answer:
+            raise GraderError(f"the sandbox fork server could not fork: {self.answer}")
+        for fd in self.grader_ends:
+            os.set_blocking(fd, False)
+        return ForkedWorker(zygote, self.answer["pid"], *self.grader_ends)
 
 
 class ForkedWorker:
@@ -173,11 +278,23 @@ class ForkedWorker:
             time.sleep(STATUS_POLL_S)
         return self.returncode
 
+    def _finished_with(self, answer: dict) -> None:
+        if self.returncode is None:
+            self.returncode = answer.get("returncode")
+
     def kill(self) -> None:
-        """End the worker and everything it started (the server kills every process of the sandbox uid)."""
+        """End the worker and everything it started, and have the next worker forked after that.
+
+        The server kills every process of the sandbox uid; the grader reads its answer only
+        before its next request, so the clean-up overlaps the grader's own work, and so does
+        the fork of the next worker, which the server makes after the clean-up.
+        """
         if self.zygote.alive() and not self.finished:
-            returncode = self._ask(ZygoteOp.FINISH)
-            self.returncode = returncode if self.returncode is None else self.returncode
+            try:
+                self.zygote.post(ZygoteOp.FINISH, on_answer=self._finished_with, pid=self.pid)
+                self.zygote.fork_ahead()
+            except ZygoteGone:
+                pass
         self.finished = True
 
     def close_pipes(self) -> None:

@@ -193,7 +193,9 @@ def test_a_fork_server_that_stops_answering_is_replaced_and_costs_no_submission(
     assert int(first.call("ok")) == 1
     (server,) = spares._zygotes.values()
     os.kill(_fork_server_process(server), signal.SIGSTOP)
+    closing = time.monotonic()
     first.close()  # its clean-up request is never answered
+    assert time.monotonic() - closing < SHORT_ANSWER_TIMEOUT_S, "closing a submission must not wait for the server"
     started = time.monotonic()
     second = forked("def ok():\n    return 2\n")
     assert int(second.call("ok")) == 2
@@ -206,3 +208,16 @@ def test_a_dead_fork_server_is_replaced(forked):
     (zygote,) = spares._zygotes.values()
     zygote.close()
     assert int(forked("def ok():\n    return 5\n").call("ok")) == 5
+
+
+def test_the_next_worker_is_forked_after_the_clean_up_and_before_it_is_needed(forked):
+    first = forked("def ok():\n    return 1\n")
+    (server,) = spares._zygotes.values()
+    assert server._next is None, "no worker is forked ahead before a submission ends"
+    first.close()
+    ahead = server._next
+    assert ahead is not None, "closing a submission should ask for the next worker"
+    second = forked(LEFTOVERS)
+    assert server._next is None and ahead.answer["pid"] == second._link.worker.pid, "the worker forked ahead serves next"
+    files, _, _, processes = (int(v) for v in second.call("look"))
+    assert files == 0 and processes <= 3
