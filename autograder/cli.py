@@ -260,6 +260,9 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
                 f"{', '.join(misplaced)} apply to one submission, and {submission} is a class folder: its results go "
                 "into the gradebook (--gradebook; export with `attn-course gradebook`), its submission times come "
                 "from a submitted_at.csv (student,submitted_at) in it")
+        from autograder.sandbox.headstart import discard
+
+        discard()  # a class folder's workers come from its grading processes
         _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times)
         return
     misplaced = _given(ctx, CLASS_FOLDER_OPTIONS)

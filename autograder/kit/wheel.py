@@ -24,13 +24,14 @@ from autograder.errors import GraderError
 KIT_DISTRIBUTION = "attn-course-kit"
 #: The command it installs, and the function behind it.
 KIT_COMMAND = "attn-course"
-KIT_ENTRY_POINT = "autograder.kit.cli:run"
+KIT_ENTRY_POINT = "autograder.entry:run_kit"
 #: The modules of the autograder package the kit holds (paths relative to the package's parent folder).
 KIT_MODULES = (
     "autograder/__init__.py",
     "autograder/call.py",
     "autograder/cli_common.py",
     "autograder/config.py",
+    "autograder/entry.py",
     "autograder/errors.py",
     "autograder/file_stamp.py",
     "autograder/inputs.py",
@@ -76,6 +77,7 @@ KIT_MODULES = (
     "autograder/sandbox/confine.py",
     "autograder/sandbox/control.py",
     "autograder/sandbox/forkserver.py",
+    "autograder/sandbox/headstart.py",
     "autograder/sandbox/host.py",
     "autograder/sandbox/isolation.py",
     "autograder/sandbox/landlock.py",

@@ -13,7 +13,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.config import Defaults
 from autograder.sandbox.host import DIR_MODE, host_site_packages, numpy_dirs, private_dir, python_executable
 
 #: Where the sandbox sees the worker files and numpy.
@@ -94,7 +93,7 @@ def _python_mounts(mounts: _Mounts) -> None:
             mounts.hide(packages)
 
 
-def bwrap_arguments(limits: Defaults) -> list[str]:
+def bwrap_arguments() -> list[str]:
     """bwrap options (no executable, no command) for the worker's filesystem and namespaces."""
     mounts = _Mounts()
     _system_mounts(mounts)

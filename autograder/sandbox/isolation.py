@@ -25,12 +25,15 @@ import os
 import subprocess
 from enum import StrEnum
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from autograder.config import Defaults
 from autograder.errors import GraderError
 from autograder.sandbox.bwrap import SANDBOX_ROOT, bwrap_arguments, bwrap_executable
 from autograder.sandbox.landlock import landlock_abi
 from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, python_executable, sandbox_id
+
+if TYPE_CHECKING:
+    from autograder.config import Defaults
 
 
 class Isolation(StrEnum):
@@ -51,28 +54,67 @@ HOW_TO_GET_BWRAP = (
 )
 
 
-def _self_test(command: list[str]) -> str | None:
-    """None when ``command`` succeeds, else the first line of what it printed (or why it did not run)."""
+def _start_self_test(command: list[str]) -> subprocess.Popen:
+    """``command`` started, its output captured (raises OSError when it cannot start)."""
+    return subprocess.Popen(command, env=WORKER_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _self_test_outcome(started: subprocess.Popen) -> str | None:
+    """None when a started self-test succeeds, else the last line of what it printed (or why it did not end)."""
     try:
-        done = subprocess.run(command, env=WORKER_ENV, capture_output=True, timeout=SELF_TEST_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
+        out, err = started.communicate(timeout=SELF_TEST_TIMEOUT_S)
+    except subprocess.TimeoutExpired as error:
+        started.kill()
+        started.communicate()
         return str(error)
-    if done.returncode == 0:
+    if started.returncode == 0:
         return None
-    lines = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-    return lines[-1] if lines else f"exit status {done.returncode}"
+    lines = (err or out).decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"exit status {started.returncode}"
+
+
+def _self_test(command: list[str]) -> str | None:
+    """None when ``command`` succeeds, else the last line of what it printed (or why it did not run)."""
+    try:
+        return _self_test_outcome(_start_self_test(command))
+    except OSError as error:
+        return str(error)
+
+
+def _bwrap_self_test_command(executable: str) -> list[str]:
+    """The command that shows bwrap can start the worker's interpreter, see numpy, and drop root."""
+    uid = sandbox_id()
+    drop = f"os.setgroups([]); os.setgid({uid}); os.setuid({uid}); " if os.geteuid() == 0 else ""
+    check = f"import os; {drop}assert os.path.isdir('{SANDBOX_ROOT}/site/numpy')"
+    return [executable, *bwrap_arguments(), python_executable(), *PYTHON_FLAGS, "-c", check]
+
+
+#: bwrap's self-test when it was started ahead of need (:func:`start_bwrap_self_test`).
+_early_bwrap_test: subprocess.Popen | None = None
+
+
+def start_bwrap_self_test() -> None:
+    """Start bwrap's self-test now, in the background; :func:`bwrap_problem` takes its outcome when asked."""
+    global _early_bwrap_test
+    executable = bwrap_executable()
+    if _early_bwrap_test is not None or bwrap_problem.cache_info().currsize or executable is None:
+        return
+    try:
+        _early_bwrap_test = _start_self_test(_bwrap_self_test_command(executable))
+    except OSError:
+        return
 
 
 @lru_cache(maxsize=None)
 def bwrap_problem() -> str | None:
     """Why bwrap cannot start the worker here, or None when it can (cached)."""
+    global _early_bwrap_test
     executable = bwrap_executable()
     if executable is None:
         return "no bwrap executable was found"
-    uid = sandbox_id()
-    drop = f"os.setgroups([]); os.setgid({uid}); os.setuid({uid}); " if os.geteuid() == 0 else ""
-    check = f"import os; {drop}assert os.path.isdir('{SANDBOX_ROOT}/site/numpy')"
-    problem = _self_test([executable, *bwrap_arguments(Defaults()), python_executable(), *PYTHON_FLAGS, "-c", check])
+    early, _early_bwrap_test = _early_bwrap_test, None
+    problem = _self_test_outcome(early) if early is not None else _self_test(_bwrap_self_test_command(executable))
     return None if problem is None else f"bwrap cannot start the worker: {problem}"
 
 

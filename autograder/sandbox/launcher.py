@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
-from autograder.config import Defaults
 from autograder.errors import GraderError
 from autograder.sandbox.bwrap import MIN_TMP_BYTES, SANDBOX_ROOT, bwrap_arguments, bwrap_executable
 from autograder.sandbox.host import (
@@ -22,6 +22,9 @@ from autograder.sandbox.host import (
     sandbox_id,
 )
 from autograder.sandbox.isolation import Isolation, uid_drop_works
+
+if TYPE_CHECKING:
+    from autograder.config import Defaults
 
 #: Files a worker may hold open: the protocol and numpy need a handful.
 MAX_OPEN_FILES = 64
@@ -109,16 +112,16 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
         "drop_capabilities": True,
         "tmp": tmp_bounds(limits),
     }
-    return _bwrapped_worker(limits, config)
+    return _bwrapped_worker(config)
 
 
-def _bwrapped_worker(limits: Defaults, config: dict) -> list[str]:
+def _bwrapped_worker(config: dict) -> list[str]:
     """The argv that runs worker.py with ``config`` inside a bwrap sandbox."""
     executable = bwrap_executable()
     if executable is None:
         raise GraderError("bwrap isolation requested but no bwrap executable was found")
     script = f"{SANDBOX_ROOT}/worker/worker.py"
-    return [executable, *bwrap_arguments(limits), python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
+    return [executable, *bwrap_arguments(), python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]
 
 
 def worker_command(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: int, tmp_dir: str | None = None) -> list[str]:
@@ -128,6 +131,6 @@ def worker_command(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: i
     """
     config = _worker_config(limits, isolation, in_fd, out_fd, tmp_dir)
     if isolation == Isolation.BWRAP:
-        return _bwrapped_worker(limits, config)
+        return _bwrapped_worker(config)
     script = os.path.join(private_dir(), "worker", "worker.py")
     return [python_executable(), *PYTHON_FLAGS, script, json.dumps(config)]

@@ -8,8 +8,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.config import Defaults
 from autograder.errors import GraderError
 from autograder.i18n import Message, N_, msg
 from autograder.sandbox.cgroups import SubmissionCgroups, entering, submission_cgroups
@@ -17,6 +17,9 @@ from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, pytho
 from autograder.sandbox.isolation import Isolation
 from autograder.sandbox.launcher import worker_command, worker_uid
 from autograder.sandbox.sweep import remove_tree
+
+if TYPE_CHECKING:
+    from autograder.config import Defaults
 
 #: bwrap exits with 128 + N when the worker was killed by signal N.
 SIGNAL_EXIT_BASE = 128

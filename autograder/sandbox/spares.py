@@ -14,6 +14,7 @@ import atexit
 import os
 
 from autograder.config import Defaults
+from autograder.sandbox import headstart
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess
 from autograder.sandbox.zygote import ForkedWorker, Zygote, ZygoteGone
@@ -30,7 +31,9 @@ def keep_spares(enabled: bool = True) -> None:
     """
     global _enabled
     _enabled = enabled
-    if not enabled:
+    if enabled:
+        headstart.discard()
+    else:
         discard_spares()
 
 
@@ -85,11 +88,12 @@ def prestart(limits: Defaults, isolation: Isolation | None = None) -> None:
     """Start one worker now for the next :func:`take_worker`.
 
     A single grading run calls this first, so the worker's start-up overlaps the
-    grader's own imports instead of following them.
+    grader's own imports instead of following them; a worker given a head start
+    (:mod:`.headstart`) with these very limits is taken instead of a new one.
     """
     key = (limits, isolation or choose_isolation(limits))
     if key not in _spares:
-        _spares[key] = WorkerProcess.spawn(*key)
+        _spares[key] = headstart.claim(*key) or WorkerProcess.spawn(*key)
 
 
 def discard_spares() -> None:

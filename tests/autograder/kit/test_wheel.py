@@ -48,7 +48,7 @@ def test_the_kit_is_a_wheel_pip_can_read_and_the_same_bytes_every_build(tmp_path
     with zipfile.ZipFile(io.BytesIO(wheel_bytes(files))) as archive:
         info = kit_wheel_name().removesuffix("-py3-none-any.whl") + ".dist-info"
         metadata = archive.read(f"{info}/METADATA").decode()
-        assert archive.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\nattn-course = autograder.kit.cli:run\n"
+        assert archive.read(f"{info}/entry_points.txt").decode() == "[console_scripts]\nattn-course = autograder.entry:run_kit\n"
         record = archive.read(f"{info}/RECORD").decode().splitlines()
     assert [line.removeprefix("Requires-Dist: ") for line in metadata.splitlines() if line.startswith("Requires-Dist")] == \
         list(kit_requirements())

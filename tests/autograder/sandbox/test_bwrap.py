@@ -15,7 +15,7 @@ PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(autograder.__file
 
 @needs_bwrap
 def test_the_bwrap_view_binds_nothing_of_the_project_but_numpy():
-    args = bwrap.bwrap_arguments(Defaults())
+    args = bwrap.bwrap_arguments()
     sources = [args[i + 1] for i, arg in enumerate(args) if arg in ("--ro-bind", "--bind", "--dev-bind")]
     assert not any(arg in ("--bind", "--dev-bind") for arg in args), "everything is bound read-only"
     numpy_dirs = set(host.numpy_dirs().values())
@@ -26,7 +26,7 @@ def test_the_bwrap_view_binds_nothing_of_the_project_but_numpy():
 
 @needs_bwrap
 def test_every_host_site_packages_inside_a_bind_is_hidden():
-    args = bwrap.bwrap_arguments(Defaults())
+    args = bwrap.bwrap_arguments()
     hidden = {args[i + 1] for i, arg in enumerate(args) if arg == "--tmpfs"}
     bound = [args[i + 2] for i, arg in enumerate(args) if arg == "--ro-bind"]
     for folder in host.host_site_packages():

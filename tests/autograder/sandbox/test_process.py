@@ -44,9 +44,10 @@ def test_with_a_cgroup_subtree_each_worker_starts_in_a_bounded_child_of_its_own(
         assert worker.cgroup == child
         assert (child / "memory.max").read_text() == str(Defaults().memory_mb * 1024 * 1024)
         deadline = time.monotonic() + WAIT_S
-        while not (child / "cgroup.procs").exists() and time.monotonic() < deadline:
+        procs = child / "cgroup.procs"  # a plain file here: created, then written (wait for both)
+        while not (procs.exists() and procs.read_text()) and time.monotonic() < deadline:
             time.sleep(POLL_S)
-        assert (child / "cgroup.procs").read_text().strip() == "0", "the worker's first process moved itself in"
+        assert procs.read_text().strip() == "0", "the worker's first process moved itself in"
     finally:
         worker.kill()
         worker.close_pipes()
