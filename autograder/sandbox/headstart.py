@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 DISABLE_ENV = "ATTN_NO_HEAD_START"
 #: Subcommands that grade one submission with one worker.
 SINGLE_WORKER_COMMANDS = frozenset({"grade", "check"})
+#: Options that only show help (no worker is needed).
+HELP_OPTIONS = frozenset({"--help", "-h"})
 #: Options of the top-level command that take a value (skipped to find the subcommand).
 VALUED_MAIN_OPTIONS = frozenset({"--course"})
 #: The launch plan's file name in the cache folder.
@@ -99,7 +101,7 @@ def write_plan(plan: LaunchLimits) -> None:
 def start_early(argv: list[str]) -> None:
     """Start a worker now with the last plan's limits, when ``argv`` grades or checks one submission."""
     global _early
-    if _early is not None or os.environ.get(DISABLE_ENV) or "--help" in argv:
+    if _early is not None or os.environ.get(DISABLE_ENV) or HELP_OPTIONS.intersection(argv):
         return
     if subcommand(argv) not in SINGLE_WORKER_COMMANDS:
         return

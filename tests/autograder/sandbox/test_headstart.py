@@ -65,7 +65,7 @@ def test_a_plan_is_read_back_as_written_and_anything_else_reads_as_none():
     assert headstart.read_plan() is None
 
 
-@pytest.mark.parametrize("argv", [["build"], ["grade", "--help"], ["trace"]])
+@pytest.mark.parametrize("argv", [["build"], ["grade", "--help"], ["check", "-h"], ["trace"]])
 def test_commands_that_grade_nothing_start_no_worker(argv):
     assert started_from_plan(argv) is None
 
