@@ -10,16 +10,15 @@ import os
 import sys
 
 #: pydantic looks for plugins in every installed distribution's entry points (about 30 ms with
-#: Jupyter, nbgrader and otter installed) unless told not to; the course's configuration uses none.
-PYDANTIC_PLUGINS_OFF = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
+#: Jupyter, nbgrader and otter installed) unless this says not to; the course's configuration uses none.
+PYDANTIC_PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
 
 
 def _head_start() -> None:
     """What runs before the command line is imported: pydantic's plugin scan off, the worker's head start."""
     from autograder.sandbox.headstart import start_early
 
-    for name, value in PYDANTIC_PLUGINS_OFF.items():
-        os.environ.setdefault(name, value)
+    os.environ.setdefault(PYDANTIC_PLUGINS_ENV, "__all__")
     start_early(sys.argv[1:])
 
 

@@ -9,8 +9,8 @@ course.yml, and the isolation it then chooses, are the same; otherwise the worke
 unused and the file rewritten. A worker reads no student code before it is taken, so a stale
 or edited file costs at most one discarded worker, never a worker with other limits.
 
-Only the ``bwrap`` level gets a head start; batches (which fork their workers from a fork
-server) discard it. ``ATTN_NO_HEAD_START`` (any value) turns it off.
+Only the ``bwrap`` level gets a head start; ``grade`` of a class folder discards it (its
+grading processes fork their own workers). ``ATTN_NO_HEAD_START`` (any value) turns it off.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class LaunchLimits:
     sandbox: str
 
     @classmethod
-    def of(cls, limits: Defaults | LaunchLimits) -> LaunchLimits:
+    def of(cls, limits: Defaults) -> LaunchLimits:
         """The launch fields of a course's ``defaults``."""
         return cls(**{field.name: getattr(limits, field.name) for field in dataclasses.fields(cls)})
 

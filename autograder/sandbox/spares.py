@@ -31,9 +31,7 @@ def keep_spares(enabled: bool = True) -> None:
     """
     global _enabled
     _enabled = enabled
-    if enabled:
-        headstart.discard()
-    else:
+    if not enabled:
         discard_spares()
 
 

@@ -16,10 +16,10 @@ def test_the_installed_program_starts_at_the_entry_point():
 
 
 def test_the_head_start_sees_the_arguments_and_the_command_line_runs_with_plugins_off(monkeypatch):
-    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    monkeypatch.delenv(entry.PYDANTIC_PLUGINS_ENV, raising=False)
     seen = []
     monkeypatch.setattr(headstart, "start_early", lambda argv: seen.append(("head start", argv)))
-    monkeypatch.setattr(autograder.cli, "run", lambda: seen.append(("cli", os.environ.get("PYDANTIC_DISABLE_PLUGINS"))))
+    monkeypatch.setattr(autograder.cli, "run", lambda: seen.append(("cli", os.environ.get(entry.PYDANTIC_PLUGINS_ENV))))
     monkeypatch.setattr(sys, "argv", ["attn-course", "--course", "c.yml", "grade", "hw1", "f.py"])
     entry.run()
     assert seen == [("head start", ["--course", "c.yml", "grade", "hw1", "f.py"]), ("cli", "__all__")]

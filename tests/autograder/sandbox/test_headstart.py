@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from autograder.build.markers import keep_solutions
 from autograder.config import Defaults, load_course
 from autograder.paths import SOLUTIONS_DIR
-from autograder.sandbox import headstart, isolation, spares
+from autograder import cli
+from autograder.sandbox import headstart, isolation
 from autograder.sandbox.headstart import LaunchLimits
 from autograder.sandbox.isolation import Isolation
 
@@ -117,12 +119,15 @@ def test_no_head_start_when_turned_off_or_when_the_environment_asks_for_no_sandb
 
 
 @needs_bwrap
-def test_a_batch_discards_the_early_worker():
-    started = started_from_plan(["grade", "hw1", "class/"])
+def test_grading_a_class_folder_discards_the_early_worker_before_the_batch(tmp_path, monkeypatch):
+    started = started_from_plan(["grade", HW1.id, "class"])
     assert started is not None
-    spares.keep_spares(True)
-    spares.keep_spares(False)
-    assert early_worker() is None and not started.alive()
+    seen = []
+    monkeypatch.setattr(cli, "_grade_class", lambda *args: seen.append((early_worker(), started.alive())))
+    (tmp_path / "class" / "ada").mkdir(parents=True)
+    result = CliRunner().invoke(cli.main, ["grade", HW1.id, str(tmp_path / "class"), "--batch"])
+    assert result.exit_code == 0, result.output
+    assert seen == [(None, False)]
 
 
 def test_the_bwrap_check_takes_the_outcome_of_the_one_started_early(monkeypatch):
