@@ -14,7 +14,8 @@ class ZygoteOp(StrEnum):
 
     Each request is a JSON object ``{"id": n, "op": ..., ...}`` and its answer carries the
     same ``id``: ``fork`` (with the new worker's three pipe fds attached) answers
-    ``{"pid": ...}``; ``status`` and ``finish`` (of ``"pid"``) answer ``{"returncode": ...}``.
+    ``{"pid": ...}``; ``status`` and ``finish`` (of ``"pid"``) answer ``{"returncode": ...}``, and
+    ``finish`` adds ``"leftovers": n`` when processes of the sandbox uid outlived the clean-up.
     """
 
     FORK = "fork"

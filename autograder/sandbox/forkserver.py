@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable
 
 if __package__:
@@ -24,6 +25,12 @@ else:  # inside the sandbox, the worker's modules sit side by side
 EXIT_OK = 0
 #: Exit status of a forked worker whose code failed before it could report one.
 EXIT_FAILED = 1
+#: Seconds the server waits, after a submission, for the last process of the sandbox uid to be gone.
+CLEAR_TIMEOUT_S = 2.0
+#: Seconds between two looks at /proc while it waits.
+CLEAR_POLL_S = 0.001
+#: Seconds between two sweeps while it waits (a process forked during a sweep escapes it).
+RESWEEP_S = 0.05
 
 
 def _become_worker(config: dict, fds: list[int], serve: Callable[[int, int], int]) -> int:
@@ -71,6 +78,30 @@ def sweep_uid(uid: int | None) -> None:
         finally:
             os._exit(EXIT_OK)
     os.waitpid(pid, 0)
+
+
+def clear_uid(uid: int | None, timeout_s: float = CLEAR_TIMEOUT_S) -> int:
+    """Wait until the sandbox uid owns no process (each killed and reaped), sweeping again now and then.
+
+    A process the sweep killed still counts against the uid's RLIMIT_NPROC until the
+    sandbox's init has reaped it, and one forked while the sweep ran escapes it: without
+    this wait, the next submission could start with fewer processes than its limit.
+
+    Returns
+    -------
+    int
+        How many processes of the uid are left at the deadline (0: none).
+    """
+    if uid is None:
+        return 0
+    now = time.monotonic()
+    deadline, next_sweep = now + timeout_s, now + RESWEEP_S
+    while (left := sweep.processes_of(uid)) and (now := time.monotonic()) < deadline:
+        if now >= next_sweep:
+            sweep_uid(uid)
+            next_sweep = now + RESWEEP_S
+        time.sleep(CLEAR_POLL_S)
+    return left
 
 
 def _kill_quietly(pid: int) -> None:
@@ -127,7 +158,8 @@ class ForkServer:
             sweep_uid(self.config.get("uid"))  # the rest, after: a worker the kill could not reach is the uid's
             code = returncode(self._status(pid, wait=True))
             del self.statuses[pid]
-            return {"returncode": code}
+            left = clear_uid(self.config.get("uid"))
+            return {"returncode": code, "leftovers": left} if left else {"returncode": code}
         return {"error": f"bad request {op!r}"}
 
     def run(self) -> int:

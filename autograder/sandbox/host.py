@@ -137,17 +137,6 @@ def sandbox_id() -> int:
     return candidate if _id_is_mapped(candidate) else NOBODY_ID
 
 
-def processes_of(uid: int) -> int:
-    """How many processes ``uid`` owns now (they count against its RLIMIT_NPROC)."""
-    count = 0
-    for entry in os.scandir("/proc"):
-        try:
-            count += entry.name.isdigit() and entry.stat().st_uid == uid
-        except OSError:
-            continue
-    return count
-
-
 def host_site_packages() -> list[str]:
     """Every folder of installed packages on this host a worker could import from, resolved.
 

@@ -17,11 +17,11 @@ from autograder.sandbox.host import (
     PYTHON_FLAGS,
     landlock_rules,
     private_dir,
-    processes_of,
     python_executable,
     sandbox_id,
 )
 from autograder.sandbox.isolation import Isolation, uid_drop_works
+from autograder.sandbox.sweep import processes_of
 
 if TYPE_CHECKING:
     from autograder.config import Defaults

@@ -5,8 +5,10 @@ submission. The fork server (:mod:`.forkserver`) pays it once: it starts under b
 any worker, imports numpy, and then forks a fresh worker for each submission. Each forked
 worker confines itself exactly like a started one before it reads any student code, with
 a mount and an IPC namespace of its own: its /tmp and its IPC objects vanish with it. When
-a submission is finished, the server kills every process of the sandbox uid, so nothing of
-one student reaches the next. The server never runs student code itself, and a worker
+a submission is finished, the server kills every process of the sandbox uid and waits until
+the last is reaped (a killed process still counts against the uid's process limit), so
+nothing of one student reaches the next; processes that outlive that wait get the whole
+sandbox replaced. The server never runs student code itself, and a worker
 cannot signal or trace it (another uid, no capabilities).
 
 The end of a submission does not wait: the grader posts the clean-up and a request for the
@@ -78,7 +80,8 @@ class Zygote:
     def alive(self) -> bool:
         return not self._closed and self.popen.poll() is None
 
-    def _gone(self, reason: str) -> ZygoteGone:
+    def gone(self, reason: str) -> ZygoteGone:
+        """Kill the server with its whole sandbox; the error to raise, saying why."""
         self.close()
         return ZygoteGone(f"the sandbox fork server {reason}; it was replaced")
 
@@ -89,7 +92,7 @@ class Zygote:
             self.control.settimeout(ZYGOTE_ANSWER_TIMEOUT_S)
             socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
         except OSError as error:
-            raise self._gone(f"stopped answering ({error})") from None
+            raise self.gone(f"stopped answering ({error})") from None
         return self._last_id
 
     def _receive(self, request_id: int) -> dict:
@@ -97,9 +100,9 @@ class Zygote:
             raw = self.control.recv(ZYGOTE_MESSAGE_BYTES)
             answer = json.loads(raw) if raw else None
         except (OSError, ValueError) as error:
-            raise self._gone(f"stopped answering ({error})") from None
+            raise self.gone(f"stopped answering ({error})") from None
         if not isinstance(answer, dict) or answer.get("id") != request_id:
-            raise self._gone("closed its socket or answered out of turn")
+            raise self.gone("closed its socket or answered out of turn")
         return answer
 
     def _settle(self) -> None:
@@ -279,8 +282,18 @@ class ForkedWorker:
         return self.returncode
 
     def _finished_with(self, answer: dict) -> None:
+        """Take the worker's return code from the server's ``finish`` answer.
+
+        Raises
+        ------
+        ZygoteGone
+            When processes of the sandbox uid outlived the clean-up: they would count
+            against the next submission's process limit, so the whole sandbox is replaced.
+        """
         if self.returncode is None:
             self.returncode = answer.get("returncode")
+        if answer.get("leftovers"):
+            raise self.zygote.gone(f"could not end {answer['leftovers']} process(es) of a finished submission")
 
     def kill(self) -> None:
         """End the worker and everything it started, and have the next worker forked after that.

@@ -69,3 +69,50 @@ def test_a_worker_finished_before_it_leaves_the_servers_uid_is_killed_and_the_an
                 os.close(fd)
             except OSError:
                 pass  # sent to the server, which closed its copy; ours may be closed already
+
+
+class _Processes:
+    """A stand-in for ``sweep.processes_of``: the uid keeps ``left`` processes until ``sweeps_needed`` sweeps."""
+
+    def __init__(self, left: int, sweeps_needed: int):
+        self.left = left
+        self.sweeps_needed = sweeps_needed
+        self.sweeps = 0
+
+    def count(self, uid: int) -> int:
+        return self.left if self.sweeps < self.sweeps_needed else 0
+
+    def sweep(self, uid: int) -> None:
+        self.sweeps += 1
+
+
+@pytest.fixture
+def uid_processes(monkeypatch):
+    def install(left: int, sweeps_needed: int) -> _Processes:
+        processes = _Processes(left, sweeps_needed)
+        monkeypatch.setattr(forkserver.sweep, "processes_of", processes.count)
+        monkeypatch.setattr(forkserver, "sweep_uid", processes.sweep)
+        monkeypatch.setattr(forkserver, "RESWEEP_S", 0.01)
+        return processes
+
+    return install
+
+
+def test_clearing_a_uid_waits_for_its_last_process_sweeping_again_meanwhile(uid_processes):
+    processes = uid_processes(left=2, sweeps_needed=3)  # a process forked during each of two sweeps escaped it
+    assert forkserver.clear_uid(60001, timeout_s=FINISH_DEADLINE_S) == 0
+    assert processes.sweeps == 3
+
+
+def test_a_uid_still_busy_at_the_deadline_is_reported_with_its_count(uid_processes):
+    processes = uid_processes(left=2, sweeps_needed=10**9)
+    started = time.monotonic()
+    assert forkserver.clear_uid(60001, timeout_s=0.1) == 2
+    assert time.monotonic() - started < FINISH_DEADLINE_S
+    assert processes.sweeps >= 2
+
+
+def test_a_clear_uid_is_not_swept_again(uid_processes):
+    processes = uid_processes(left=0, sweeps_needed=0)
+    assert forkserver.clear_uid(60001) == 0
+    assert processes.sweeps == 0

@@ -125,6 +125,43 @@ def test_no_posix_queue_deep_path_or_setsid_process_reaches_the_next_student(for
     assert processes <= 3, "the previous student's setsid() process survived"
 
 
+#: Pairs of students in the process-limit test (without the wait for the uid to be clear, 4 of 5 runs of 8 pairs failed).
+ROUNDS = 12
+#: Limits under which a submission may keep three processes besides its worker.
+FEW_PROCESSES = TEST_LIMITS.model_copy(update={"max_processes": 4, "memory_mb": 256})
+#: A submission that forks processes which sleep forever, each holding memory (so its death takes a while).
+FORKS_AND_STAYS = """
+import os, time
+def stay(count):
+    made = 0
+    for _ in range(int(count)):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            held = bytearray(96 * 1024 * 1024)
+            while True:
+                time.sleep(0.05)
+        made += 1
+    return made
+def processes():
+    return len([p for p in os.listdir("/proc") if p.isdigit()])
+"""
+
+
+def test_the_next_student_gets_the_whole_process_limit(forked):
+    budget = FEW_PROCESSES.max_processes - 1  # besides the worker itself
+    for _ in range(ROUNDS):
+        first = forked(FORKS_AND_STAYS, FEW_PROCESSES)
+        assert int(first.call("stay", budget)) == budget, "the first student must use its whole limit for this to mean anything"
+        first.close()
+        second = forked(FORKS_AND_STAYS, FEW_PROCESSES)
+        assert int(second.call("processes")) <= 3, "a process of the previous student was still there"  # init, the server, this worker
+        assert int(second.call("stay", budget)) == budget, "the previous student's processes counted against this one's limit"
+        second.close()
+
+
 def test_a_hang_costs_only_its_call_and_the_next_call_gets_a_fresh_worker(forked):
     sub = forked("def spin():\n    while True:\n        pass\n\ndef ok():\n    return 7\n")
     started = time.monotonic()
@@ -221,3 +258,38 @@ def test_the_next_worker_is_forked_after_the_clean_up_and_before_it_is_needed(fo
     assert server._next is None and ahead.answer["pid"] == second._link.worker.pid, "the worker forked ahead serves next"
     files, _, _, processes = (int(v) for v in second.call("look"))
     assert files == 0 and processes <= 3
+
+
+class _AnsweringServer:
+    """A stand-in for a :class:`zygote.Zygote` whose ``finish`` answer says processes outlived the clean-up."""
+
+    def __init__(self, answer: dict):
+        self.answer = answer
+        self.replaced_because = None
+
+    def alive(self) -> bool:
+        return self.replaced_because is None
+
+    def post(self, op, fds=(), on_answer=lambda answer: None, **fields) -> None:
+        on_answer(self.answer)
+
+    def fork_ahead(self) -> None:
+        pass
+
+    def gone(self, reason: str) -> zygote.ZygoteGone:
+        self.replaced_because = reason
+        return zygote.ZygoteGone(reason)
+
+
+def test_a_finish_that_leaves_processes_behind_replaces_the_whole_sandbox():
+    server = _AnsweringServer({"returncode": -signal.SIGKILL, "leftovers": 2})
+    worker = zygote.ForkedWorker(server, 5, -1, -1, -1)
+    worker.kill()
+    assert server.replaced_because is not None and "2 process" in server.replaced_because
+    assert worker.returncode == -signal.SIGKILL
+
+
+def test_a_clean_finish_keeps_the_sandbox():
+    server = _AnsweringServer({"returncode": 0})
+    zygote.ForkedWorker(server, 5, -1, -1, -1).kill()
+    assert server.replaced_because is None
