@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import signal
 import sqlite3
@@ -44,6 +42,7 @@ from autograder.config import load_course  # noqa: E402
 from autograder.demo.sample_class import write_sample_class  # noqa: E402
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR  # noqa: E402
 from bytecode import compile_project  # noqa: E402
+from machine import describe, speed_line, speeds  # noqa: E402
 from process_tree import measure  # noqa: E402
 
 CLI = str(Path(sys.executable).with_name("attn-course"))
@@ -208,15 +207,6 @@ def memory_figures(solution: Path) -> list[Figure]:
     ]
 
 
-def machine() -> str:
-    import numpy
-
-    return (
-        f"{platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"numpy {numpy.__version__}, attn-course {__version__}"
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs of grade and check (medians)")
@@ -224,6 +214,7 @@ def main() -> int:
     parser.add_argument("--saves", type=int, default=10, help="saves under check --watch")
     args = parser.parse_args()
     compile_project()
+    speed_before = speeds()
     course = load_course()
     assignment = course.assignment(ASSIGNMENT)
     with tempfile.TemporaryDirectory() as scratch:
@@ -242,7 +233,8 @@ def main() -> int:
             *batch_figures(course, args.batch, scratch),
             *memory_figures(solution),
         ]
-    print(f"machine: {machine()}")
+    print(f"machine: {describe()}, attn-course {__version__}")
+    print(speed_line(speed_before, speeds()))
     for figure in figures:
         print(figure.line())
     missed = [f for f in figures if not f.met]

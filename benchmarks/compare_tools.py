@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import platform
 import shutil
 import statistics
 import sys
@@ -46,6 +44,7 @@ from autograder.export.agreement import BIN, TOOL_TIMEOUT_S, nbgrader_release, o
 from autograder.export.corpus import STUB, corpus  # noqa: E402
 from autograder.gradebook.store import Gradebook  # noqa: E402
 from bytecode import compile_project  # noqa: E402
+from machine import describe, speed_line, speeds  # noqa: E402
 from process_tree import SAMPLE_INTERVAL_S, Measured, measure  # noqa: E402
 
 DEFAULT_ASSIGNMENT = "hw1_scaled_attention"
@@ -363,14 +362,6 @@ def versions() -> str:
     return ", ".join(found)
 
 
-def machine() -> str:
-    """The machine line: platform, cores, Python and numpy versions."""
-    import numpy
-
-    return (f"machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"numpy {numpy.__version__}; {versions()}")
-
-
 def footnotes(data: Corpus, runs: int) -> list[str]:
     """How each figure of the table was obtained."""
     count, calls = len(data.names), len(data.names) * runs
@@ -448,10 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv, [assignment.id for assignment in course.assignments])
     runs = 1 if args.quick else max(args.runs, 1)
     compile_project()
-    print(machine())
+    print(f"machine: {describe()}; {versions()}")
+    speed_before = speeds()
     with tempfile.TemporaryDirectory(prefix="compare-tools-") as scratch:
         data = prepare(course, args.assignment, Path(scratch))
         rows = grade_all(data, runs)
+    print(speed_line(speed_before, speeds()))
     print_table(data, runs, rows)
     reference = rows[0].scores if not rows[0].note else {}
     bad = [row.label for row in rows if row.failed or (not row.note and not agrees(row, reference))]

@@ -39,7 +39,7 @@ from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
 from autograder.sandbox.reported import reported_message
 from autograder.sandbox.skipped import SkippedStatement, parse_skipped
-from autograder.student_text import clean_name, clean_text
+from autograder.student_text import clean_text
 from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.

@@ -3,7 +3,6 @@ option, usage errors on stderr, Ctrl-C's exit status and what it kept, progress 
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import autograder
-from autograder.config import Defaults
 from autograder.sandbox import bwrap, host
 
 from .conftest import needs_bwrap

@@ -8,7 +8,6 @@ signals), so they run only at a level that contains them.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import numpy as np
 import pytest
 
 import autograder
-from autograder.errors import CallTimeout, GraderError, LoadFailed, StudentException, WorkerCrashed
+from autograder.errors import CallTimeout, GraderError, StudentException, WorkerCrashed
 from autograder.sandbox import host, isolation
 from autograder.sandbox.isolation import Isolation
 
