@@ -104,12 +104,29 @@ def error_row(entry: Entry, assignment: str, digest: str, message: str, max_scor
     )
 
 
-class _GradingProcess:
+def job_cpus(jobs: int, cpus: set[int] | None = None) -> list[int | None]:
+    """The CPU each of ``jobs`` grading processes keeps to (``cpus``: those this process may use).
+
+    A grading process and its sandbox take turns (each call to the submission is a request
+    and an answer), so the two are best on one CPU: every turn is then a switch on that CPU,
+    not a wake-up sent to another, which on a virtual machine costs an exit to the
+    hypervisor. Each job gets a CPU of its own while there are enough; with more jobs than
+    CPUs none is pinned (the scheduler balances them better).
+    """
+    available = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
+    if jobs > len(available):
+        return [None] * jobs
+    return available[:jobs]
+
+
+class GradingProcess:
     """One ``autograder.batch.worker`` child and the entry it is grading."""
 
-    def __init__(self, course_file: Path, assignment: str, sandbox: str):
+    def __init__(self, course_file: Path, assignment: str, sandbox: str, cpu: int | None = None):
+        pinned = ["--cpu", str(cpu)] if cpu is not None else []
         self.process = subprocess.Popen(  # a process group of its own: Ctrl-C reaches the parent alone, which kills it
-            [sys.executable, "-m", "autograder.batch.worker", "--sandbox", sandbox, "--course", str(course_file), assignment],
+            [sys.executable, "-m", "autograder.batch.worker", *pinned, "--sandbox", sandbox, "--course", str(course_file),
+             assignment],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1,
             process_group=0,
         )
@@ -189,7 +206,7 @@ def grade_batch(
                 on_progress(None)
             else:
                 pending.append((entry, digest))
-        start = functools.partial(_GradingProcess, course_file, assignment.id, course.defaults.sandbox)
+        start = functools.partial(GradingProcess, course_file, assignment.id, course.defaults.sandbox)
         _run(pending, start, assignment, fingerprint, book, summary, jobs, on_progress)
     return summary
 
@@ -204,12 +221,14 @@ def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progre
     on_progress(row)
 
 
-def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint, book, summary, jobs, on_progress) -> None:
+def _run(pending, start: Callable[[int | None], GradingProcess], assignment, fingerprint, book, summary, jobs,
+         on_progress) -> None:
     if not pending:
         return
     queue = list(reversed(pending))
     selector = selectors.DefaultSelector()
-    workers = [start() for _ in range(min(jobs, len(pending)))]
+    cpus = job_cpus(min(jobs, len(pending)))
+    workers = [start(cpu) for cpu in cpus]
     try:
         for worker in workers:
             selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
@@ -230,7 +249,8 @@ def _run(pending, start: Callable[[], _GradingProcess], assignment, fingerprint,
                     row = error_row(
                         entry, assignment.id, digest, "the grading process died on this entry", assignment.max_points, fingerprint
                     )
-                    workers[workers.index(worker)] = worker = start()
+                    slot = workers.index(worker)
+                    workers[slot] = worker = start(cpus[slot])  # the replacement keeps to the same CPU
                     selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
                 worker.current = None
                 if queue:  # the next entry first: the grading process works while the row is committed

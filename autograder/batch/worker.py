@@ -42,8 +42,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", required=True)
     parser.add_argument("--sandbox", choices=("bwrap", "none"), help="Override course.yml defaults.sandbox.")
+    parser.add_argument("--cpu", type=int, help="Keep this process and its sandboxes to this CPU.")
     parser.add_argument("assignment")
     args = parser.parse_args(argv)
+    if args.cpu is not None:  # before the sandbox starts: its processes inherit the CPU
+        os.sched_setaffinity(0, {args.cpu})
     course = load_course(args.course)
     if args.sandbox:
         course = course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": args.sandbox})})

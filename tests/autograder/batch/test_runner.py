@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.entries import content_hash
-from autograder.batch.runner import grade_batch
+from autograder.batch.entries import Entry, content_hash
+from autograder.batch.runner import GradingProcess, grade_batch, job_cpus
 from autograder.build.markers import keep_solutions
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.demo.sample_class import write_sample_class
@@ -295,3 +295,42 @@ def test_the_resume_fingerprint_changes_with_any_hidden_test_file(tmp_path):
     assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden) != before
     (hidden / HW1.id / "test_new.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
     assert len({before, grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)}) == 2
+
+
+def test_each_job_keeps_to_a_cpu_of_its_own_while_there_are_enough():
+    assert job_cpus(2, {0, 1, 2}) == [0, 1]
+    assert job_cpus(3, {5, 1, 3}) == [1, 3, 5]
+    assert job_cpus(3, {0, 1}) == [None, None, None]  # more jobs than CPUs: the scheduler places them
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every living descendant of ``pid``, from the parent pids in /proc."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (ValueError, OSError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning to one CPU shows only where there are two")
+def test_a_grading_process_and_its_sandbox_keep_to_the_cpu_it_was_given(tmp_path):
+    cpu = max(os.sched_getaffinity(0))
+    submission = tmp_path / HW1.module
+    submission.write_text(SOLUTION, encoding="utf-8")
+    grading = GradingProcess(DEFAULT_COURSE_FILE, HW1.id, COURSE.defaults.sandbox, cpu)
+    try:
+        grading.send(Entry(student="ada", path=submission, submitted_at=None), "key")
+        assert '"result"' in grading.process.stdout.readline()
+        sandbox = _descendants(grading.process.pid)
+        assert sandbox, "the fork server of the grading process should still be running"
+        assert {pid: os.sched_getaffinity(pid) for pid in [grading.process.pid, *sandbox]} == \
+            {pid: {cpu} for pid in [grading.process.pid, *sandbox]}
+    finally:
+        grading.close()
