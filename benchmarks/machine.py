@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import time
 from collections.abc import Callable
 
-#: Times each workload runs; its fastest run is the machine's speed (the least disturbed).
+#: Times each workload runs; its median run is the machine's speed while the figures are measured.
 SPEED_REPEATS = 7
 #: Iterations of the interpreter part of the compute workload.
 PYTHON_STEPS = 300_000
@@ -80,13 +81,13 @@ def process_workload() -> None:
 
 def speed_ms(work: Callable[[], object], repeats: int = SPEED_REPEATS,
              clock: Callable[[], float] = time.perf_counter) -> float:
-    """Milliseconds of the fastest of ``repeats`` runs of ``work`` (lower is faster)."""
+    """Milliseconds of the median of ``repeats`` runs of ``work`` (lower is faster)."""
     times = []
     for _ in range(repeats):
         started = clock()
         work()
         times.append(clock() - started)
-    return 1000 * min(times)
+    return 1000 * statistics.median(times)
 
 
 def speeds() -> dict[str, float]:
@@ -97,5 +98,5 @@ def speeds() -> dict[str, float]:
 def speed_line(before: dict[str, float], after: dict[str, float]) -> str:
     """The line that says how fast the machine was while the figures were measured."""
     each = "; ".join(f"{name} {before[name]:.1f} ms before and {after[name]:.1f} ms after" for name in before)
-    return (f"machine speed (fixed workloads, fastest of {SPEED_REPEATS} runs; lower is faster; compare runs of "
+    return (f"machine speed (fixed workloads, median of {SPEED_REPEATS} runs; lower is faster; compare runs of "
             f"this script only at similar speeds): {each}")
