@@ -1,6 +1,6 @@
 """Measure grading speed and memory on this machine, print the figures, and exit 1 when one misses its target.
 
-Run: ``.venv/bin/python benchmarks/bench_grading.py [--runs 7] [--batch 200] [--saves 10]``
+Run: ``.venv/bin/python benchmarks/bench_grading.py [--runs 7] [--batch 200] [--batch-runs 3] [--saves 10]``
 
 Figures, for hw1's whole hidden suite, each against its target (:data:`TARGETS`):
 - ``attn-course grade`` of one submission as a whole process: median wall time;
@@ -8,8 +8,9 @@ Figures, for hw1's whole hidden suite, each against its target (:data:`TARGETS`)
 - ``attn-course check --watch``: time of each re-run after a save (the run itself, and from the
   save to the printed report, which adds the wait for the save to settle);
 - a batch of N-1 mixed submissions (correct, buggy, broken) with ``-j 2``: submissions per
-  second; then the same batch with one more that never ends, in the middle: its throughput (no
-  target: with a 5 s call limit, no batch of 200 holding a hang can reach 40/s), what the endless
+  second (the median of ``--batch-runs`` batches); then the same batch with one more that never
+  ends, in the middle: its throughput (no target: with a 5 s call limit, no batch of 200
+  holding a hang can reach 40/s), what the endless
   one cost its job (one call's limit) and what it added to the batch's wall time (at most that);
 - memory of one ``grade``: the grader process, and every process of the submission (the
   sandbox) summed, sampled from ``/proc`` (see ``process_tree.py``).
@@ -125,7 +126,13 @@ def graded_batch_seconds(batch: Path, gradebook: Path) -> float:
     return time.perf_counter() - started
 
 
-def batch_figures(course, size: int, scratch: Path) -> list[Figure]:
+def median_batch_seconds(batch: Path, runs: int, scratch: Path) -> tuple[float, list[float]]:
+    """Median wall seconds of ``runs`` batches over ``batch``, each into a fresh gradebook (so all are graded)."""
+    times = [graded_batch_seconds(batch, scratch / f"without-{run}.sqlite3") for run in range(runs)]
+    return statistics.median(times), times
+
+
+def batch_figures(course, size: int, scratch: Path, runs: int = 1) -> list[Figure]:
     """Throughput of a batch with ``-j 2``; the same batch with one endless entry more, and what that entry cost.
 
     The target of 40/s applies to the batch without the hang: a batch that holds a call
@@ -133,7 +140,7 @@ def batch_figures(course, size: int, scratch: Path) -> list[Figure]:
     no batch of 200 reaches 40/s (200 / 5 s) however fast the rest is. What the hang may cost
     is bounded instead: its own job one call's limit, and the batch no more than that.
     """
-    without = graded_batch_seconds(make_batch(course, size - 1, scratch, endless=False), scratch / "without.sqlite3")
+    without, without_times = median_batch_seconds(make_batch(course, size - 1, scratch, endless=False), runs, scratch)
     gradebook = scratch / "gradebook.sqlite3"
     seconds = graded_batch_seconds(make_batch(course, size, scratch), gradebook)
     with sqlite3.connect(gradebook) as db:
@@ -141,7 +148,8 @@ def batch_figures(course, size: int, scratch: Path) -> list[Figure]:
     limit = course.defaults.call_timeout_s
     return [
         Figure(f"batch of {size - 1} mixed submissions (correct, buggy, broken) with -j {JOBS}", (size - 1) / without, 40,
-               "submissions/s", at_most=False, detail=f"{without:.1f} s in all"),
+               "submissions/s", at_most=False,
+               detail=f"median of {runs} batches: " + ", ".join(f"{t:.1f}" for t in without_times) + " s in all"),
         Figure(f"the same batch with an endless submission in the middle ({size})", size / seconds, None, "submissions/s",
                detail=f"{seconds:.1f} s; with a {limit:g} s call limit no batch of {size} can beat {size / limit:.0f}/s"),
         Figure("what the endless submission cost its job", endless_s, limit + TIMEOUT_SLACK_S, "s",
@@ -211,6 +219,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="runs of grade and check (medians)")
     parser.add_argument("--batch", type=int, default=200, help="entries of the batch")
+    parser.add_argument("--batch-runs", type=int, default=3, help="runs of the batch without the hang (median)")
     parser.add_argument("--saves", type=int, default=10, help="saves under check --watch")
     args = parser.parse_args()
     compile_project()
@@ -230,7 +239,7 @@ def main() -> int:
                    detail=f"median; {spread(grade_times)}"),
             Figure("attn-course check, whole process", check_median, 0.4, "s", detail=f"median; {spread(check_times)}"),
             *watch_figures(assignment, solution_text, args.saves, scratch),
-            *batch_figures(course, args.batch, scratch),
+            *batch_figures(course, args.batch, scratch, max(args.batch_runs, 1)),
             *memory_figures(solution),
         ]
     print(f"machine: {describe()}, attn-course {__version__}")
