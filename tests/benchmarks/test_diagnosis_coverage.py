@@ -3,18 +3,14 @@ named, charged only where they are, and correct code in unusual styles keeps ful
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 import yaml
 
 from autograder.config import load_course
+from tests.benchmarks.scripts import BENCHMARKS, benchmark_script
 
 pytestmark = pytest.mark.slow
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 HELD_OUT = BENCHMARKS / "heldout_mistakes"
 #: Targets of the fairness issue.
 NAMED_SHARE = 0.70
@@ -23,11 +19,7 @@ SEED = 2027
 
 
 def _coverage_module():
-    spec = importlib.util.spec_from_file_location("diagnosis_coverage", BENCHMARKS / "diagnosis_coverage.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("diagnosis_coverage")
 
 
 @pytest.fixture(scope="module")

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 from autograder.export.agreement import Graded
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.scripts import benchmark_script
 
 
 def _benchmark():
-    spec = importlib.util.spec_from_file_location("export_agreement", BENCHMARKS / "export_agreement.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("export_agreement")
 
 
 def _row(kind: str, ours: float, nbgrader: float, otter: float) -> dict:

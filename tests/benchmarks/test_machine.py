@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.scripts import benchmark_script
 
 
 def _machine():
-    spec = importlib.util.spec_from_file_location("machine", BENCHMARKS / "machine.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("machine")
 
 
 def test_speed_is_the_median_run_in_milliseconds():
