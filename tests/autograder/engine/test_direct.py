@@ -77,6 +77,7 @@ def _submissions(assignment):
             yield f"{mutant.id}[{mutant.variant}]", reference | {question.function: mutant.implementation}
 
 
+@pytest.mark.longest
 @pytest.mark.parametrize("assignment, files, public", list(_suites()))
 def test_the_course_suites_grade_the_same_both_ways(assignment, files, public):
     for label, functions in _submissions(assignment):

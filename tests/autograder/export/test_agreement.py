@@ -51,6 +51,7 @@ def test_the_notebooks_span_the_scores(notebooks):
     assert all(0 < ours[name] < ASSIGNMENT.max_points for name in files if name not in ("solution", "stub"))
 
 
+@pytest.mark.longest
 def test_nbgrader_autograde_gives_our_scores(notebooks):
     _, _, course_dir, files, ours = notebooks
     grades = agreement.nbgrader_grades(course_dir, ASSIGNMENT.id, files, ASSIGNMENT.notebook)
@@ -58,6 +59,7 @@ def test_nbgrader_autograde_gives_our_scores(notebooks):
     assert {n: g.score for n, g in grades.items()} == pytest.approx(ours, abs=TOLERANCE)
 
 
+@pytest.mark.longest
 def test_otter_run_gives_our_scores(notebooks):
     work, context, _, files, ours = notebooks
     export_to(TARGETS["otter"], context, work / "otter")
