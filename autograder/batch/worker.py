@@ -38,6 +38,15 @@ def grade_line(course, assignment_id: str, line: str) -> dict:
         return {"key": request["key"], "error": f"grader error: {error!r}", "trace": traceback.format_exc(limit=5)}
 
 
+def keep_to_cpu(cpu: int) -> bool:
+    """Keep this process (and what it starts) to ``cpu``; False, changing nothing, where it may not run there."""
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except (OSError, ValueError):  # the CPU went away (a changed cpuset) or never was: grade unpinned
+        return False
+    return True
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", required=True)
@@ -46,7 +55,7 @@ def main(argv=None) -> int:
     parser.add_argument("assignment")
     args = parser.parse_args(argv)
     if args.cpu is not None:  # before the sandbox starts: its processes inherit the CPU
-        os.sched_setaffinity(0, {args.cpu})
+        keep_to_cpu(args.cpu)
     course = load_course(args.course)
     if args.sandbox:
         course = course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": args.sandbox})})

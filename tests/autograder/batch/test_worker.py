@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from autograder.batch.worker import grade_line
+from autograder.batch.worker import grade_line, keep_to_cpu
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.paths import SOLUTIONS_DIR
@@ -66,3 +66,14 @@ def test_a_cleanup_that_outlasts_the_answer_timeout_costs_no_other_entry(tmp_pat
     errors = {a["key"]: a.get("error") for a in answers if "error" in a}
     assert errors == {}, errors
     assert [a["result"]["score"] for a in answers[1:]] == [HW1.max_points] * HONEST
+
+
+def test_a_cpu_the_process_may_not_use_leaves_it_unpinned_not_dead():
+    allowed = os.sched_getaffinity(0)
+    try:
+        assert not keep_to_cpu(max(allowed) + 4096)
+        assert os.sched_getaffinity(0) == allowed
+        assert keep_to_cpu(min(allowed))
+        assert os.sched_getaffinity(0) == {min(allowed)}
+    finally:
+        os.sched_setaffinity(0, allowed)
