@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 #: How long a writer waits for another writer's transaction, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
+#: Seconds between two tries of the switch to WAL while another process holds the new file.
+WAL_RETRY_S = 0.01
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -114,10 +117,32 @@ class Gradebook:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         self._connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._connection.execute("PRAGMA journal_mode = WAL")
+        self._use_wal()
         self._connection.execute("PRAGMA synchronous = NORMAL")
         self._connection.executescript(SCHEMA)
         self._add_new_columns()
+
+    def _use_wal(self) -> None:
+        """Switch the file to write-ahead logging (kept in the file, so the first opener does it for all).
+
+        SQLite answers the switch with "database is locked" at once, without waiting out the
+        busy timeout, when another process is creating or switching the same new file; the
+        switch is tried again until that timeout.
+
+        Raises
+        ------
+        sqlite3.OperationalError
+            When the file stays locked for the whole busy timeout, or for any other reason.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self._connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(WAL_RETRY_S)
 
     def _add_new_columns(self) -> None:
         """Bring a gradebook of an earlier schema up to date; its rows keep what they meant."""

@@ -318,3 +318,33 @@ def test_a_column_another_batch_added_meanwhile_is_not_an_error(tmp_path, monkey
     monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: ColumnsReadBeforeAnotherBatchAddedThem(connect(*args, **kwargs)))
     with Gradebook(path) as book:  # every ALTER TABLE ... ADD COLUMN fails with "duplicate column name"
         assert book.rows() == [make_row()]
+
+
+OPENER_CODE = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from autograder.gradebook.store import Gradebook
+
+    path, go = Path(sys.argv[1]), Path(sys.argv[2])
+    while not go.exists():
+        time.sleep(0.001)
+    Gradebook(path).close()
+    """
+)
+#: Processes opening one new gradebook at once, and how many times (without the retried switch to WAL,
+#: about one opener in 40 failed with "database is locked").
+OPENERS, OPENING_ROUNDS = 8, 8
+
+
+def test_processes_opening_a_new_gradebook_at_once_all_succeed(tmp_path):
+    project = Path(__file__).resolve().parents[3]
+    for round_ in range(OPENING_ROUNDS):
+        path, go = tmp_path / f"new-{round_}.sqlite3", tmp_path / f"go-{round_}"
+        openers = [subprocess.Popen([sys.executable, "-c", OPENER_CODE, str(path), str(go)], cwd=project,
+                                    stderr=subprocess.PIPE, text=True) for _ in range(OPENERS)]
+        time.sleep(0.5)  # let them start: the race is between the openings, not the interpreters
+        go.touch()
+        for opener in openers:
+            _, err = opener.communicate(timeout=WRITERS_FINISH_S)
+            assert opener.returncode == 0, err
