@@ -35,6 +35,7 @@ KIT_MODULES = (
     "autograder/errors.py",
     "autograder/file_stamp.py",
     "autograder/inputs.py",
+    "autograder/jupyter_imports.py",
     "autograder/languages.py",
     "autograder/paths.py",
     "autograder/scoring.py",
