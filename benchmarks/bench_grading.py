@@ -138,7 +138,8 @@ def batch_figures(course, size: int, scratch: Path, runs: int = 1) -> list[Figur
     The target of 40/s applies to the batch without the hang: a batch that holds a call
     hanging for its whole limit cannot end before that limit has passed, so with a 5 s limit
     no batch of 200 reaches 40/s (200 / 5 s) however fast the rest is. What the hang may cost
-    is bounded instead: its own job one call's limit, and the batch no more than that.
+    is bounded instead: its own job one call's limit, and the batch no more than that. The
+    batch without the hang runs ``runs`` times; its figure is their median.
     """
     without, without_times = median_batch_seconds(make_batch(course, size - 1, scratch, endless=False), runs, scratch)
     gradebook = scratch / "gradebook.sqlite3"
@@ -149,7 +150,7 @@ def batch_figures(course, size: int, scratch: Path, runs: int = 1) -> list[Figur
     return [
         Figure(f"batch of {size - 1} mixed submissions (correct, buggy, broken) with -j {JOBS}", (size - 1) / without, 40,
                "submissions/s", at_most=False,
-               detail=f"median of {runs} batches: " + ", ".join(f"{t:.1f}" for t in without_times) + " s in all"),
+               detail=", ".join(f"{t:.1f}" for t in without_times) + f" s in all; median of {runs} batch(es)"),
         Figure(f"the same batch with an endless submission in the middle ({size})", size / seconds, None, "submissions/s",
                detail=f"{seconds:.1f} s; with a {limit:g} s call limit no batch of {size} can beat {size / limit:.0f}/s"),
         Figure("what the endless submission cost its job", endless_s, limit + TIMEOUT_SLACK_S, "s",

@@ -1,7 +1,8 @@
-"""Test doubles shared by the autograder tests."""
+"""Test doubles and process helpers shared by the autograder tests."""
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import threading
@@ -81,3 +82,25 @@ class OutputLines:
         while not self._lines.empty():
             lines.append(self._lines.get())
         return "".join(lines)
+
+
+def parent_pids() -> dict[int, int]:
+    """The parent pid of every process alive now, from /proc."""
+    parents = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return parents
+
+
+def descendants(pid: int, parents: dict[int, int] | None = None) -> list[int]:
+    """Every living descendant of ``pid`` (children first), from ``parents`` or /proc now."""
+    parents = parent_pids() if parents is None else parents
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found

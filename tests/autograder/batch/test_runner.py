@@ -22,6 +22,7 @@ from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.demo.sample_class import write_sample_class
 from autograder.gradebook import Gradebook
 from autograder.paths import SOLUTIONS_DIR
+from tests.autograder.support import descendants
 
 pytestmark = pytest.mark.slow
 
@@ -303,22 +304,6 @@ def test_each_job_keeps_to_a_cpu_of_its_own_while_there_are_enough():
     assert job_cpus(3, {0, 1}) == [None, None, None]  # more jobs than CPUs: the scheduler places them
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every living descendant of ``pid``, from the parent pids in /proc."""
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        try:
-            parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (ValueError, OSError):
-            continue
-    found, frontier = [], [pid]
-    while frontier:
-        children = [child for child, parent in parents.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
-
-
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning to one CPU shows only where there are two")
 def test_a_grading_process_and_its_sandbox_keep_to_the_cpu_it_was_given(tmp_path):
     cpu = max(os.sched_getaffinity(0))
@@ -328,7 +313,7 @@ def test_a_grading_process_and_its_sandbox_keep_to_the_cpu_it_was_given(tmp_path
     try:
         grading.send(Entry(student="ada", path=submission, submitted_at=None), "key")
         assert '"result"' in grading.process.stdout.readline()
-        sandbox = _descendants(grading.process.pid)
+        sandbox = descendants(grading.process.pid)
         assert sandbox, "the fork server of the grading process should still be running"
         assert {pid: os.sched_getaffinity(pid) for pid in [grading.process.pid, *sandbox]} == \
             {pid: {cpu} for pid in [grading.process.pid, *sandbox]}

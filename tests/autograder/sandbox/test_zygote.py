@@ -10,6 +10,8 @@ import pytest
 from autograder.errors import CallTimeout, StudentException, WorkerCrashed
 from autograder.sandbox import SandboxedSubmission, host, isolation, spares, zygote
 
+from tests.autograder.support import descendants, parent_pids
+
 from .conftest import TEST_LIMITS
 
 pytestmark = pytest.mark.skipif(
@@ -190,17 +192,6 @@ def test_exits_and_bombs_are_contained(forked):
     assert np.asarray(forked("def ok():\n    return 2\n").call("ok")) == 2
 
 
-def _parents() -> dict[int, int]:
-    parents = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                parents[int(entry)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
-        except OSError:
-            continue
-    return parents
-
-
 def _comm(pid: int) -> bytes:
     with open(f"/proc/{pid}/comm", "rb") as comm:
         return comm.read().strip()
@@ -208,13 +199,8 @@ def _comm(pid: int) -> bytes:
 
 def _fork_server_process(server) -> int:
     """Host pid of the fork server's interpreter: the python child of bwrap's init in its sandbox."""
-    parents = _parents()
-    found, frontier = set(), [server.popen.pid]
-    while frontier:
-        parent = frontier.pop()
-        for child in (p for p, pp in parents.items() if pp == parent and p not in found):
-            found.add(child)
-            frontier.append(child)
+    parents = parent_pids()
+    found = descendants(server.popen.pid, parents)
     servers = [p for p in found if _comm(p) != b"bwrap" and _comm(parents[p]) == b"bwrap"]
     assert len(servers) == 1, servers
     return servers[0]
