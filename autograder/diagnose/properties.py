@@ -3,7 +3,8 @@
 The worker reports, with each result, the array arguments the call changed in place and
 what kind of object it returned. From that and the expected result, :func:`call_properties`
 finds the bugs no value comparison shows: inputs modified in place, a Python list where
-an array or a tuple is documented, and float32 results coming back as float64.
+an array or a tuple is documented, and floating-point results in another dtype than
+documented (float32 input gives float32, everything else float64).
 """
 
 from __future__ import annotations
@@ -52,16 +53,31 @@ def returned_lists(function: str, outcome: CallOutcome) -> list[Finding]:
     return []
 
 
-def float32_promoted(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
-    """Arrays that should be float32 (the reference's are) returned as float64."""
+def _array_dtypes(function: str, expected: Parts, outcome: CallOutcome) -> list[tuple[np.dtype, np.dtype]]:
+    """(documented, returned) dtype of each returned part the contract documents as a floating-point array."""
     parts = outcome.result if isinstance(outcome.result, tuple) else (outcome.result,)
     outputs = contract(function).outputs
-    promoted = [
-        expected.arrays[index].dtype == np.float32 and np.asarray(part).dtype == np.float64
+    return [
+        (expected.arrays[index].dtype, np.asarray(part).dtype)
         for index, part in enumerate(parts)
         if index < min(len(outputs), len(expected.arrays)) and outputs[index].kind is OutputKind.ARRAY
+        and expected.arrays[index].dtype.kind == "f"
     ]
+
+
+def float32_promoted(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
+    """Arrays that should be float32 (the reference's are) returned as float64."""
+    promoted = [documented == np.float32 and got == np.float64 for documented, got in _array_dtypes(function, expected, outcome)]
     return [Finding("call.float32_promoted", {})] if any(promoted) else []
+
+
+def wrong_float_dtype(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
+    """Floating-point arrays returned in another floating-point dtype than documented (float64 as float32,
+    float32 as longdouble, ...); float32 turned float64 is :func:`float32_promoted`'s."""
+    for documented, got in _array_dtypes(function, expected, outcome):
+        if got.kind == "f" and got != documented and not (documented == np.float32 and got == np.float64):
+            return [Finding("call.wrong_dtype", {"expected": str(documented), "got": str(got)})]
+    return []
 
 
 def call_properties(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:
@@ -70,4 +86,5 @@ def call_properties(function: str, expected: Parts, outcome: CallOutcome) -> lis
         *modified_inputs(function, outcome),
         *returned_lists(function, outcome),
         *float32_promoted(function, expected, outcome),
+        *wrong_float_dtype(function, expected, outcome),
     ]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from _pytest.reports import TestReport
 
+from autograder.engine.carried import in_dependency_order
 from autograder.engine.outcome import QUESTION_MARKER, grader_error_of, question_of, test_result
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
@@ -68,15 +69,21 @@ def fixtures_plugin(subject: Subject, tolerance, seed: int) -> types.ModuleType:
 class SuitePlugin:
     """Registers the ``question`` marker and records every test's result."""
 
-    def __init__(self, subject: Subject, show_assertions: bool):
+    def __init__(self, subject: Subject, show_assertions: bool, upstream: dict | None = None):
         self._subject = subject
         self._show_assertions = show_assertions
+        self._upstream = upstream or {}
         self.results: list[TestResult] = []
         self.grader_error: GraderError | None = None  # the grader failed: no score may be given
 
     def pytest_runtest_setup(self, item):
         marker = item.get_closest_marker(QUESTION_MARKER)
         self._subject.start_test(question_of(marker))
+
+    def pytest_collection_modifyitems(self, items):
+        """Each function's tests after those of the graded functions it calls (as the direct runner orders them)."""
+        items[:] = in_dependency_order(items, lambda item: question_of(item.get_closest_marker(QUESTION_MARKER)),
+                                       self._upstream)
 
     def pytest_configure(self, config):
         config.addinivalue_line("markers", f"{QUESTION_MARKER}(function, weight=1): the graded question a test belongs to")
@@ -118,9 +125,10 @@ def forget_modules(test_files: list[Path]) -> None:
             del sys.modules[name]
 
 
-def run_with_pytest(test_files: list[Path], subject: Subject, tolerance, seed: int, show_assertions: bool) -> list[TestResult]:
+def run_with_pytest(test_files: list[Path], subject: Subject, tolerance, seed: int, show_assertions: bool,
+                    upstream: dict | None = None) -> list[TestResult]:
     """Run the suite through ``pytest.main`` (for suites using pytest features beyond the direct runner's)."""
-    plugin = SuitePlugin(subject, show_assertions)
+    plugin = SuitePlugin(subject, show_assertions, upstream)
     folder = test_files[0].parent
     args = [*PYTEST_ARGS, "--rootdir", str(folder), *map(str, test_files)]
     previous = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")

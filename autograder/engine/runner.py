@@ -6,7 +6,11 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from collections.abc import Mapping
+
+from autograder.engine.carried import in_dependency_order, settle
 from autograder.engine.direct import Case, Unsupported, plan, run_planned
+from autograder.engine.outcome import QUESTION_MARKER, question_of
 from autograder.engine.results import TestResult
 from autograder.engine.subject import Subject
 from autograder.errors import GraderError
@@ -24,7 +28,7 @@ def _importable(folder: Path):
 
 def run_suite(
     test_files: list[Path], submission, tolerance, *, seed: int = 0, questions: tuple[str, ...] = (),
-    show_assertions: bool = False, use_pytest: bool = False,
+    upstream: Mapping[str, tuple[str, ...]] | None = None, show_assertions: bool = False, use_pytest: bool = False,
 ) -> list[TestResult]:
     """Run the tests in ``test_files`` against ``submission``.
 
@@ -47,6 +51,10 @@ def run_suite(
         The run's seed: every ``draw`` fixture derives its inputs from it.
     questions : tuple of str
         The assignment's graded functions (error carried forward leans only on these).
+    upstream : mapping of str to tuple of str, optional
+        For each graded function, the graded functions it calls: their tests run first, and
+        a pass carried forward from them counts only when one of them fails a test
+        (:mod:`autograder.engine.carried`).
     show_assertions : bool
         Show plain assertion messages to the student (public tests only).
     use_pytest : bool
@@ -63,21 +71,23 @@ def run_suite(
         When the suite cannot run or a test hits a grader error.
     """
     subject = Subject(submission, questions)
+    upstream = dict(upstream or {})
     folder = test_files[0].parent
     with _importable(folder):
         cases = None if use_pytest else _direct_plan(test_files)
         if cases is None:
             from autograder.engine.pytest_runner import run_with_pytest
 
-            results = run_with_pytest(test_files, subject, tolerance, seed, show_assertions)
+            results = run_with_pytest(test_files, subject, tolerance, seed, show_assertions, upstream)
         else:
+            cases = in_dependency_order(cases, lambda case: question_of(case.mark(QUESTION_MARKER)), upstream)
             try:
                 results = run_planned(cases, subject, tolerance, seed, show_assertions)
             except GraderError as error:
                 raise GraderError(f"the grader failed while running {folder.name}: {error}") from error
     if not results:
         raise GraderError(f"the suite {folder} did not run (no test ran); no score was given")
-    return results
+    return settle(results)
 
 
 def prepare_suite(test_files: list[Path]) -> None:

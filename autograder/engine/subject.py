@@ -69,6 +69,24 @@ class Subject:
         """The result of ``function(*args, **kwargs)`` in the submission."""
         return self.proxy.call(function, *args, **kwargs)
 
+    def call_with_standins(self, function: str, standins: dict, args: tuple, kwargs: dict) -> CallOutcome:
+        """``function`` called with the names of ``standins`` answered by those trusted functions (see
+        :mod:`autograder.grade.carry`).
+
+        Raises
+        ------
+        SubmissionError
+            As :meth:`call_observed`.
+        AttributeError
+            When the proxy cannot bind stand-ins.
+        """
+        return self.proxy.call_with_standins(function, standins, args, kwargs)
+
+    @property
+    def rebinds(self) -> bool:
+        """Whether the proxy can bind stand-ins (error carried forward needs it)."""
+        return hasattr(self.proxy, "call_with_standins")
+
     def __getattr__(self, name: str):
         """``subject.softmax(x)`` is ``subject.call("softmax", x)``."""
         if name.startswith("_"):

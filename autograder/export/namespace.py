@@ -33,6 +33,7 @@ from autograder.inputs import materialize
 from autograder.sandbox.client import MAX_STUDENT_MESSAGE_CHARS, MAX_TIMEOUTS_PER_FUNCTION
 from autograder.sandbox.worker import Failure, convert_result, input_snapshots, modified_inputs, returned_kinds, truncate
 from autograder.sandbox.reported import reported_message
+from autograder.sandbox.standin import bound
 from autograder.student_text import clean_text
 
 #: The error raised for each failure kind the worker reports.
@@ -139,6 +140,11 @@ class NamespaceSubmission:
             raise BadReturn(msg("the return value could not be converted: {traceback}", traceback=self._traceback(error))) from None
         return CallOutcome(result, tuple(modified_inputs(before, args, kwargs)),
                            **self._returned(value))
+
+    def call_with_standins(self, function: str, standins: dict, args: tuple, kwargs: dict) -> CallOutcome:
+        """:meth:`call_observed` with the namespace's ``standins`` names bound to those trusted functions for the call."""
+        with bound(self.namespace, standins, lambda name, a, k: standins[name](*a, **k)):
+            return self.call_observed(function, *args, **kwargs)
 
     @staticmethod
     def _returned(value) -> dict:

@@ -24,6 +24,7 @@ from autograder.engine import TestResult, run_suite
 from autograder.export.cases import suite_files
 from autograder.export.namespace import NamespaceSubmission
 from autograder.export.spec import GradingSpec
+from autograder.grade.carry import call_graph
 from autograder.grade.compare import Tolerance
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import HIDDEN_TESTS_DIR
@@ -80,7 +81,8 @@ def hidden_results(namespace: dict, spec: GradingSpec | str) -> list[TestResult]
         submission = NamespaceSubmission(namespace, spec.call_timeout_s, spec.submission_timeout_s)
         with contained():
             results = run_suite(suite_files(spec.assignment, HIDDEN_TESTS_DIR), submission,
-                                Tolerance(spec.rtol, spec.atol), seed=spec.seed, questions=spec.functions)
+                                Tolerance(spec.rtol, spec.atol), seed=spec.seed, questions=spec.functions,
+                                upstream=call_graph(spec.functions))
         _CACHE[key] = (namespace, results)
     return _CACHE[key][1]
 

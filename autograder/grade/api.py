@@ -14,6 +14,7 @@ from pathlib import Path
 from autograder import __version__
 from autograder.config import Assignment, Course
 from autograder.errors import GraderError
+from autograder.grade.carry import call_graph
 from autograder.grade.late import late_fraction
 from autograder.grade.result import GradeResult, Penalty
 from autograder.grade.run import run_on_submission
@@ -117,7 +118,8 @@ def grade_submission(
     times = {"submitted_at": when.at.isoformat() if when.at else None, "submitted_at_source": when.source}
     assignment = course.assignment(assignment_id)
     seed = new_seed() if seed is None else seed
-    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir), seed=seed)
+    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir), seed=seed,
+                            upstream=call_graph(assignment.functions))
     violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
     if run.load_error is not None:

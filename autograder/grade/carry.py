@@ -1,51 +1,26 @@
-"""Error carried forward: judge a function against the reference built from the student's own pieces.
+"""Error carried forward: re-check a function with its graded upstream functions answered by the reference.
 
 When attention calls the student's ``softmax`` and that softmax is wrong, attention's
 result is wrong too, through no fault of its own. Exams mark such a question right when
-it is right *given* the earlier wrong answer. Here, the reference of a function that
-calls other graded functions of the same assignment is computed a second time with the
-student's versions of those functions, called through the sandbox (the reference itself
-never enters it). A result equal to that carried reference keeps its points.
+it is right *given* the earlier wrong answer. Here a function that calls other graded
+functions of the same assignment, and fails a check, is called once more with each of
+those upstream names bound, in the student's module and for that one call only, to a
+stand-in that returns the *reference* upstream's result for the arguments it gets (the
+arrays travel to the grader and back; the reference never enters the sandbox). That
+second result is compared with the reference, never with anything else the student's
+code returned: a downstream function that ignores its upstream, returns a constant, or
+only forwards what its upstream raises gains nothing from the re-check.
+
+A check passed this way is *carried*: it keeps its points only when one of the upstream
+functions fails its own tests in the same run (:func:`autograder.engine.carried.settle`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
-from autograder.errors import StudentException
-from autograder.grade.compare import Parts, Raised, Tolerance, agrees, contract, reference_function, run
-
-
-@dataclass(frozen=True)
-class Carried:
-    """The reference recomputed with the student's upstream functions.
-
-    Attributes
-    ----------
-    functions : tuple of str
-        The upstream functions whose student versions were used.
-    reference : Parts or Raised
-        The carried reference's result, or the student exception an upstream function
-        raised on the way.
-    dependencies : dict
-        The callables that stand for the student's functions (for further diagnosis).
-    """
-
-    functions: tuple[str, ...]
-    reference: Parts | Raised
-    dependencies: dict = field(default_factory=dict)
-
-    def explains_exception(self, error: StudentException) -> bool:
-        """Whether the student's function raised what its upstream function raises here, inside that function.
-
-        The traceback's innermost frame must be in one of the upstream functions when the
-        traceback shows frames at all.
-        """
-        raised = self.reference.error if isinstance(self.reference, Raised) else None
-        if not isinstance(raised, StudentException) or raised.last_line != error.last_line:
-            return False
-        return error.innermost_function in self.functions or not error.innermost_function  # no frames: no say
+from autograder.errors import SubmissionError
+from autograder.grade.compare import contract, reference_function
 
 
 def upstream_of(function: str, questions: tuple[str, ...]) -> tuple[str, ...]:
@@ -53,37 +28,39 @@ def upstream_of(function: str, questions: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(name for name in contract(function).calls if name in questions and name != function)
 
 
-def student_version(subject, name: str) -> Callable:
-    """A callable that runs the student's ``name`` in the sandbox and returns its result."""
+def call_graph(questions: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """For each graded function of an assignment, the graded functions of it that it calls."""
+    return {function: upstream_of(function, tuple(questions)) for function in questions}
+
+
+def reference_answers(functions: tuple[str, ...]) -> dict[str, Callable]:
+    """For each upstream function, the trusted callable that answers its stand-in: the reference itself."""
+    return {name: reference_function(name) for name in functions}
+
+
+def recheck(subject, function: str, upstream: tuple[str, ...], args: tuple, kwargs: dict):
+    """The outcome of ``function`` called again with ``upstream`` answered by the reference.
+
+    Returns
+    -------
+    CallOutcome, SubmissionError or None
+        What the re-check gave (a student failure is an outcome too), or None when there
+        is nothing to re-check: no upstream, or a submission that cannot bind stand-ins.
+    """
+    rebinding = getattr(subject, "call_with_standins", None)
+    if not upstream or rebinding is None or not getattr(subject, "rebinds", True):
+        return None
+    try:
+        return rebinding(function, reference_answers(upstream), tuple(args), dict(kwargs))
+    except SubmissionError as error:
+        return error
+
+
+def standin_caller(subject, function: str, upstream: tuple[str, ...]) -> Callable:
+    """``call(*args, **kwargs)``: the student's ``function`` with ``upstream`` answered by the reference (for diagnoses)."""
+    answers = reference_answers(upstream)
 
     def call(*args, **kwargs):
-        return subject.call(name, *args, **kwargs)
+        return subject.call_with_standins(function, answers, args, kwargs).result
 
-    call.__name__ = name
     return call
-
-
-def _unchanged(reference: Parts, carried: Parts, tol: Tolerance) -> bool:
-    """The student's upstream functions give the reference's own answer here: values and dtypes."""
-    same_dtypes = all(a.dtype == b.dtype for a, b in zip(reference.arrays, carried.arrays))
-    return same_dtypes and agrees(reference, carried, tol)
-
-
-def carry_forward(subject, function: str, args: tuple, kwargs: dict, reference: Parts, tol: Tolerance) -> Carried | None:
-    """The reference computed with the student's upstream functions, when they change it.
-
-    Returns None when the function calls no graded upstream function, when the student's
-    upstream functions fail on these inputs other than by a student exception, or when
-    they give the reference's own answer here (then nothing is carried: the student's
-    function alone decides).
-    """
-    functions = upstream_of(function, getattr(subject, "questions", ()))
-    if not functions:
-        return None
-    dependencies = {name: student_version(subject, name) for name in functions}
-    carried = run(reference_function(function), args, {**kwargs, **dependencies})
-    if isinstance(carried, Raised) and not isinstance(carried.error, StudentException):
-        return None
-    if isinstance(carried, Parts) and _unchanged(reference, carried, tol):
-        return None
-    return Carried(functions, carried, dependencies)

@@ -5,8 +5,9 @@ function through the sandbox, then :func:`judge` decides, in this order:
 
 1. the call's properties (inputs left unmodified, arrays not lists, float32 kept);
 2. the result against the reference (or another result the contract accepts);
-3. when that fails and the function calls other graded functions, the result against
-   the reference built from the student's own versions of them (error carried forward);
+3. when that fails and the function calls other graded functions, the function called
+   again with those answered by the reference, against the reference (error carried
+   forward, :mod:`autograder.grade.carry`);
 4. when it still fails, what the difference is (:mod:`autograder.grade.messages`) and
    which bug explains it (:mod:`autograder.diagnose`).
 """
@@ -23,7 +24,7 @@ from autograder.diagnose.diagnosis import diagnose, explain
 from autograder.diagnose.properties import call_properties
 from autograder.engine.results import Diagnosis
 from autograder.errors import BadReturn, GraderError, StudentException, SubmissionError
-from autograder.grade.carry import carry_forward
+from autograder.grade.carry import recheck, standin_caller, upstream_of
 from autograder.grade.compare import (
     Parts,
     Raised,
@@ -45,6 +46,7 @@ PROPERTY_PROBLEMS = {
     "call.modifies_input": N_("the call changed its argument {argument} in place"),
     "call.returns_list": N_("it returned a Python list instead of {documented}"),
     "call.float32_promoted": N_("it returned float64 for float32 input"),
+    "call.wrong_dtype": N_("it returned {got} where {expected} is documented"),
 }
 
 
@@ -155,18 +157,53 @@ def _property_verdict(function: str, properties) -> Verdict:
     return Verdict(Message(PROPERTY_PROBLEMS[first.id], first.facts), explain(function, properties))
 
 
-def _failed_call(subject, function: str, args: tuple, kwargs: dict, error: SubmissionError, reference: Parts, tol) -> Verdict:
-    """A call that raised or returned something unusable.
+def _right(function: str, args: tuple, kwargs: dict, reference: Parts, outcome, tol: Tolerance) -> bool:
+    """A call that returned an accepted result and kept every call property."""
+    return (isinstance(outcome, CallOutcome) and _accepted(function, args, kwargs, reference, outcome.result, tol)
+            and not call_properties(function, reference, outcome))
 
-    When the student's own upstream function raises the very same exception on the way,
-    the error is carried forward: this function is not charged for it.
+
+def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, outcome: CallOutcome | SubmissionError) -> Verdict:
+    """Decide whether a call's outcome is right, and explain it when it is not.
+
+    A wrong outcome of a function that calls other graded functions of the assignment is
+    re-checked with those answered by the reference (:mod:`autograder.grade.carry`); a
+    right re-check is a carried pass, which scoring accepts only when an upstream function
+    fails its own tests.
     """
+    reference = reference_parts(function, args, kwargs)
+    if _right(function, args, kwargs, reference, outcome, tol):
+        return Verdict()
+    upstream = upstream_of(function, _questions(subject))
+    rechecked = recheck(subject, function, upstream, args, kwargs)
+    if _right(function, args, kwargs, reference, rechecked, tol):
+        return Verdict(carried_from=upstream)
+    own = rechecked if isinstance(rechecked, CallOutcome) else None  # the function's own behaviour, upstream set right
+    caller = standin_caller(subject, function, upstream) if own is not None else _caller(subject, function)
+    if isinstance(outcome, SubmissionError):
+        return _failed_call(function, args, kwargs, outcome, reference, tol, own, caller)
+    if _accepted(function, args, kwargs, reference, outcome.result, tol):
+        return _property_verdict(function, call_properties(function, reference, outcome))
+    return _explained(tol, function, args, kwargs, outcome, reference, own or outcome, caller)
+
+
+def _questions(subject) -> tuple[str, ...]:
+    """The assignment's graded functions, as the :class:`~autograder.engine.subject.Subject` knows them."""
+    questions = getattr(subject, "questions", ())
+    return tuple(questions) if isinstance(questions, (tuple, list)) else ()
+
+
+def _failed_call(function, args, kwargs, error: SubmissionError, reference: Parts, tol, own, caller) -> Verdict:
+    """A call that raised or returned something unusable: its message, and the bug behind a student exception."""
     if not isinstance(error, StudentException):
         return Verdict(error.student_message)
-    carried = carry_forward(subject, function, args, kwargs, reference, tol)
-    if carried is not None and carried.explains_exception(error):
-        return Verdict(carried_from=carried.functions)
-    case = Case(function, args, kwargs, tol, reference, Raised(error), _caller(subject, function))
+    student = Raised(error)
+    if own is not None:
+        try:
+            student = split(own.result)
+        except ValueError:
+            pass
+    case = Case(function, args, kwargs, tol, reference, student, caller)
     return Verdict(error.student_message, diagnose(case))
 
 
@@ -174,39 +211,16 @@ def _caller(subject, function: str):
     return None if subject is None else (lambda *args, **kwargs: subject.call(function, *args, **kwargs))
 
 
-def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, outcome: CallOutcome | SubmissionError) -> Verdict:
-    """Decide whether a call's outcome is right, and explain it when it is not."""
-    reference = reference_parts(function, args, kwargs)
-    if isinstance(outcome, SubmissionError):
-        return _failed_call(subject, function, args, kwargs, outcome, reference, tol)
-    accepted = _accepted(function, args, kwargs, reference, outcome.result, tol)
-    properties = call_properties(function, reference, outcome)
-    if accepted and not properties:
-        return Verdict()
-    carried = carry_forward(subject, function, args, kwargs, reference, tol)
-    if carried is not None and isinstance(carried.reference, Parts):
-        carried_properties = call_properties(function, carried.reference, outcome)
-        if find_difference(carried.reference, outcome.result, tol) is None:
-            return _property_verdict(function, carried_properties) if carried_properties \
-                else Verdict(carried_from=carried.functions)
-    else:
-        carried = None  # no upstream, or it raised where this call did not: judge the call on its own
-    if accepted:
-        return _property_verdict(function, properties)
-    return _explained(subject, tol, function, args, kwargs, outcome, carried.reference if carried else reference,
-                      carried.dependencies if carried else {})
-
-
-def _explained(subject, tol, function, args, kwargs, outcome: CallOutcome, base: Parts, dependencies: dict) -> Verdict:
-    """A wrong result judged against ``base``: what differs, and the bugs that explain it."""
-    properties = call_properties(function, base, outcome)
-    difference = find_difference(base, outcome.result, tol)
-    problem = describe(difference, function, args, kwargs, base.is_tuple, tol)
+def _explained(tol, function, args, kwargs, outcome: CallOutcome, reference: Parts, own: CallOutcome, caller) -> Verdict:
+    """A wrong result: what differs from the reference, and the bugs that explain ``own`` (its re-check, if any)."""
+    properties = call_properties(function, reference, own)
+    difference = find_difference(reference, outcome.result, tol)
+    problem = describe(difference, function, args, kwargs, reference.is_tuple, tol)
     try:
-        student = split(outcome.result)
+        student = split(own.result)
     except ValueError:
         return Verdict(problem, explain(function, properties))
-    case = Case(function, args, kwargs, tol, base, student, _caller(subject, function), dependencies)
+    case = Case(function, args, kwargs, tol, reference, student, caller)
     return Verdict(problem, explain(function, properties) + _new(diagnose(case), properties))
 
 
@@ -216,13 +230,13 @@ def _new(diagnoses: tuple[Diagnosis, ...], properties) -> tuple[Diagnosis, ...]:
 
 
 def _call(submission, function: str, args: tuple, kwargs: dict) -> CallOutcome | SubmissionError:
-    """Call the student's function; a student exception or unusable return becomes the outcome."""
+    """Call the student's function; any failure of the submission becomes the outcome."""
     observed = getattr(submission, "call_observed", None)
     try:
         if observed is not None:
             return observed(function, *args, **kwargs)
         return CallOutcome(submission.call(function, *args, **kwargs))
-    except (StudentException, BadReturn) as error:
+    except SubmissionError as error:
         return error
 
 
@@ -260,7 +274,7 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: Mes
     Returns
     -------
     The student's result (array or tuple of arrays), for further checks; None when the
-    call raised and is excused because its own upstream function raises the same.
+    call failed and its re-check with the reference's upstream functions passed.
 
     Raises
     ------
@@ -270,6 +284,8 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: Mes
     tol = tolerance_for(args, kwargs, tol)
     outcome = _call(submission, function, args, kwargs)
     verdict = judge(submission, tol, function, args, kwargs, outcome)
+    if not verdict.right and isinstance(outcome, SubmissionError) and not isinstance(outcome, (StudentException, BadReturn)):
+        raise outcome  # a timeout, crash or unimplemented stub is reported as it is
     _keep_figures(submission, function, args, kwargs, outcome, verdict, what or function, worked_example)
     if not verdict.right:
         raise Mismatch(msg("{what}: {problem}", what=what or function, problem=verdict.problem), verdict.diagnoses)

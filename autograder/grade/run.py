@@ -41,13 +41,15 @@ class SuiteRun:
 def run_on_submission(
     course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
     show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path = ASSIGNMENTS_DIR,
-    stubs: ReleaseStubs | None = None,
+    stubs: ReleaseStubs | None = None, upstream: dict[str, tuple[str, ...]] | None = None,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
 
     Which file of a folder or zip is the submission follows
     :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` telling
     untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
+    ``upstream`` is the call graph of the graded functions (error carried forward; see
+    :func:`autograder.engine.runner.run_suite`).
 
     Raises
     ------
@@ -73,7 +75,8 @@ def run_on_submission(
             return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output,
                             source.notes, source.real_path)
         results = run_suite(
-            test_files, worker, tolerance, seed=seed, questions=assignment.functions, show_assertions=show_assertions
+            test_files, worker, tolerance, seed=seed, questions=assignment.functions,
+            upstream=upstream, show_assertions=show_assertions,
         )
         notes = load_notes(source.notes, worker.skipped, worker.skipped_more)
         return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output, notes, source.real_path)

@@ -16,6 +16,7 @@ import functools
 import os
 import select
 import time
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from autograder.errors import (
 from autograder.i18n import Message, msg
 from autograder.inputs import RngSeed
 from autograder.sandbox import protocol
+from autograder.sandbox.answers import Answers
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.process import WorkerProcess, describe_exit
 from autograder.sandbox.reported import reported_message
@@ -239,7 +241,7 @@ class SandboxedSubmission:
         self._load_error: str | None = None
         self._closed = False
         self._next_id = 0
-        self._timeouts: dict[str, int] = {}
+        self._timeouts: dict[str | tuple[str, str], int] = {}
         #: Top-level statements that raised at import and were skipped (from the first load), and how many more.
         self.skipped: tuple[SkippedStatement, ...] = ()
         self.skipped_more = 0
@@ -298,6 +300,19 @@ class SandboxedSubmission:
         TypeError
             When an argument cannot be sent (a grader bug, not the student's).
         """
+        return self._call(function, args, kwargs, None)
+
+    def call_with_standins(self, function: str, standins: Mapping[str, Callable], args: tuple, kwargs: dict) -> CallOutcome:
+        """:meth:`call_observed`, with the module's ``standins`` names answered by trusted functions here.
+
+        For this one call, each name of ``standins`` in the student's module is bound to a
+        stand-in whose calls the grader answers with ``standins[name]`` (run in this
+        process on the arguments decoded from the worker); see :mod:`autograder.sandbox.answers`.
+        A function that times out here is counted apart from its plain calls.
+        """
+        return self._call(function, tuple(args), dict(kwargs), Answers(standins))
+
+    def _call(self, function: str, args: tuple, kwargs: dict, answers: Answers | None) -> CallOutcome:
         arrays: list[np.ndarray] = []
         header = {
             "op": protocol.Op.CALL,
@@ -305,7 +320,10 @@ class SandboxedSubmission:
             "args": protocol.encode_value(tuple(args), arrays, _seed_of),
             "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
         }
-        if self._timeouts.get(function, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
+        if answers is not None:
+            header["standins"] = answers.names
+        counted = function if answers is None else (function, "stand-ins")  # re-checks time out apart
+        if self._timeouts.get(counted, 0) >= MAX_TIMEOUTS_PER_FUNCTION:
             if self._budget_end is not None:
                 self._check_budget()  # a spent budget is the more useful thing to report
             raise CallTimeout(msg("{function}() was not run again: it ran out of time on an earlier test",
@@ -313,9 +331,9 @@ class SandboxedSubmission:
         self._ensure_worker()
         try:
             message = self._exchange(header, arrays, self._deadline(self.limits.call_timeout_s), f"{function}()",
-                                     reply_limits(arrays))
+                                     reply_limits(arrays), answers)
         except CallTimeout:
-            self._timeouts[function] = self._timeouts.get(function, 0) + 1
+            self._timeouts[counted] = self._timeouts.get(counted, 0) + 1
             raise
         try:
             result = protocol.decode_result(message.header.get("result"), message.arrays)
@@ -443,8 +461,11 @@ class SandboxedSubmission:
             raise GraderError(f"the sandbox worker greeted with {hello.header!r}")
 
     def _exchange(self, header: dict, arrays: list[np.ndarray], deadline: float, what: str,
-                  limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
+                  limits: protocol.Limits = PLAIN_REPLY_LIMITS, answers: Answers | None = None) -> protocol.Message:
         """Send one request and return its successful response (bounded by ``limits``).
+
+        Stand-in requests that arrive before the response are answered with ``answers``;
+        without ``answers``, one is a protocol violation.
 
         Raises
         ------
@@ -458,6 +479,9 @@ class SandboxedSubmission:
         try:
             self._link.send(protocol.encode_message(header, arrays), deadline)
             response = self._link.receive(deadline, limits)
+            while response.header.get("op") == protocol.Op.REFERENCE and answers is not None:
+                self._link.send(answers.reply(response), deadline)
+                response = self._link.receive(deadline, limits)
         except _Expired:
             raise self._timed_out(what) from None
         except _WorkerGone:

@@ -81,12 +81,13 @@ WORKER_KINDS = (KIND_NOT_IMPLEMENTED, KIND_EXCEPTION, KIND_BAD_RETURN, KIND_LOAD
 
 
 class Op(StrEnum):
-    """Operations the grader asks of a worker, and the worker's greeting."""
+    """Operations the grader asks of a worker; the worker's greeting, and what a stand-in asks of the grader."""
 
     HELLO = "hello"
     LOAD = "load"
     CALL = "call"
     PING = "ping"
+    REFERENCE = "reference"  # worker -> grader, during a call with stand-ins only (autograder.sandbox.standin)
 
 
 _TAG_ARRAY = "array"

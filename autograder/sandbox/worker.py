@@ -42,11 +42,12 @@ import numpy as np  # noqa: E402
 import numpy.random  # noqa: E402,F401  numpy imports it on first use (11 ms): once in the fork server, not in every worker
 
 if __package__:
-    from . import confine, forkserver, protocol
+    from . import confine, forkserver, protocol, standin
 else:  # run as a script inside the sandbox: its modules sit beside it, importable only now
     import confine  # noqa: E402
     import forkserver  # noqa: E402
     import protocol  # noqa: E402
+    import standin  # noqa: E402
 
     sys.path.remove(_HERE)
 
@@ -363,8 +364,11 @@ class Submission:
                                                                type=type(found).__name__))
         return found
 
-    def call(self, name: str, args: tuple, kwargs: dict):
+    def call(self, name: str, args: tuple, kwargs: dict, standins: tuple[str, ...] = (), ask=None):
         """Call ``name(*args, **kwargs)``, convert the result and say what the call did.
+
+        With ``standins``, those names of the module are bound, for this call only, to
+        stand-ins that forward to ``ask(name, args, kwargs)`` (:mod:`standin`).
 
         Returns
         -------
@@ -380,7 +384,8 @@ class Submission:
         function = self.function(name)
         before = input_snapshots(args, kwargs)
         try:
-            value = function(*args, **kwargs)
+            with standin.bound(self.module.__dict__, standins if ask is not None else (), ask):
+                value = function(*args, **kwargs)
         except NotImplementedError as error:
             detail = f": {error}" if str(error) else ""
             raise Failure(protocol.KIND_NOT_IMPLEMENTED, said(N_("{name}() is not implemented yet (NotImplementedError{detail})"),
@@ -428,7 +433,11 @@ class Channel:
 
     def send(self, header: dict, arrays=()) -> None:
         """Write one frame to the grader."""
-        view = memoryview(protocol.encode_message(header, list(arrays)))
+        self.send_frame(protocol.encode_message(header, list(arrays)))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Write an encoded frame to the grader."""
+        view = memoryview(frame)
         while view:
             view = view[os.write(self.out_fd, view):]
 
@@ -458,9 +467,33 @@ class Worker:
             args = protocol.decode_value(header["args"], message.arrays)
             kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
             arrays: list[np.ndarray] = []
-            value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs)
+            standins = tuple(str(name) for name in header.get("standins", ()))
+            value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs, standins, self.ask)
             return {"ok": True, "result": protocol.encode_result(value, arrays), "observed": observed}, arrays
         raise protocol.ProtocolError(f"unknown operation {op!r}")
+
+    def ask(self, name: str, args: tuple, kwargs: dict):
+        """What the grader answers for the stand-in ``name`` called on ``args`` and ``kwargs``.
+
+        Raises
+        ------
+        TypeError
+            When the arguments cannot be sent (objects, dicts, ...).
+        ValueError
+            When the grader refuses them (the reference rejects them, or too many calls).
+        """
+        arrays: list[np.ndarray] = []
+        try:
+            header = {"op": protocol.Op.REFERENCE, "function": name, "args": protocol.encode_value(tuple(args), arrays),
+                      "kwargs": {str(k): protocol.encode_value(v, arrays) for k, v in kwargs.items()}}
+            frame = protocol.encode_message(header, arrays)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{name}() cannot be given these arguments: {error}") from None
+        self.channel.send_frame(frame)
+        reply = protocol.read_message(self.channel.read_exact, REQUEST_LIMITS)
+        if reply.header.get("ok") is not True:
+            raise ValueError(f"{name}(): {reply.header.get('message', 'refused')}")
+        return protocol.decode_value(reply.header.get("result"), reply.arrays)
 
     def serve(self) -> int:
         """Answer requests until the grader closes the pipe."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import queue
 import subprocess
@@ -46,6 +47,13 @@ class InProcessSubmission:
         returned = returned_kinds(result)
         converted = tuple(np.asarray(part) for part in result) if isinstance(result, tuple) else np.asarray(result)
         return CallOutcome(converted, tuple(modified_inputs(before, args, kwargs)), returned["container"], tuple(returned["parts"]))
+
+    def call_with_standins(self, function: str, standins: dict, args: tuple, kwargs: dict) -> CallOutcome:
+        """The call with its upstream functions replaced: passed as the keyword arguments of the same
+        names when the implementation takes them (as the reference does), else the call as it is."""
+        implementation = self._functions.get(function)
+        accepted = set(inspect.signature(implementation).parameters) if implementation is not None else set()
+        return self.call_observed(function, *args, **kwargs, **{n: f for n, f in standins.items() if n in accepted})
 
     def __getattr__(self, function: str):
         return lambda *args, **kwargs: self.call(function, *args, **kwargs)

@@ -70,6 +70,12 @@ def test_carries(submission):
 @pytest.mark.question("alpha")
 def test_after(submission):
     """alpha after."""
+
+
+@pytest.mark.question("softmax")
+def test_upstream_fails(submission):
+    """softmax fails its own test."""
+    assert False
 '''
 
 
@@ -183,7 +189,8 @@ def test_each_test_draws_its_own_inputs_and_a_seed_replays_them_exactly(drawing_
 
 
 def test_a_carried_result_is_noted_on_its_own_test_only(drawing_suite):
-    results = _by_name(run_suite([drawing_suite], Recorder(), "TOL"))
+    results = _by_name(run_suite([drawing_suite], Recorder(), "TOL", upstream={"alpha": ("softmax",)}))
+    assert results["test_carries"].passed
     assert results["test_carries"].carried_from == ("softmax",)
     assert results["test_after"].carried_from == ()
     assert results["test_draws[1]"].carried_from == ()

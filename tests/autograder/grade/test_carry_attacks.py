@@ -1,0 +1,192 @@
+"""Error carried forward cannot be gamed, and keeps its promise to honest students (real sandbox, every assignment).
+
+Each attack is graded beside an honest control that does the same work without the trick:
+the attack must gain nothing over it. The honest cases are students whose only bug is in an
+upstream function: the downstream function keeps its points, also when that bug makes it raise.
+The assignments, their functions and points come from course.yml; which function calls which
+from the reference's contracts.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.build.markers import keep_solutions
+from autograder.config import load_course
+from autograder.grade.api import grade_submission
+from autograder.grade.carry import upstream_of
+from autograder.paths import SOLUTIONS_DIR
+
+pytestmark = pytest.mark.slow
+
+COURSE = load_course()
+#: (assignment, downstream function, its graded upstream functions) for every function that calls another.
+CALLERS = [
+    (assignment, function, upstream_of(function, assignment.functions))
+    for assignment in COURSE.assignments for function in assignment.functions
+    if upstream_of(function, assignment.functions)
+]
+IDS = [f"{a.id}:{f}" for a, f, _ in CALLERS]
+
+
+def _solution(assignment) -> str:
+    return keep_solutions((SOLUTIONS_DIR / assignment.id / assignment.module).read_text(encoding="utf-8"))
+
+
+def _override(source: str, code: str) -> str:
+    """The module with ``code`` appended: its definitions replace the solution's (they run later)."""
+    return source + "\n\n" + textwrap.dedent(code) + "\n"
+
+
+def _zeros(function: str) -> str:
+    """``function`` redefined to return zeros shaped like the solution's result (input-dependent shape, constant values)."""
+    return f"""
+    _true_{function} = {function}
+
+    def {function}(*args, **kwargs):
+        out = _true_{function}(*args, **kwargs)
+        return tuple(np.zeros_like(np.asarray(p)) for p in out) if isinstance(out, tuple) else np.zeros_like(np.asarray(out))
+    """
+
+
+def _points(tmp_path: Path, assignment, source: str, name: str) -> dict[str, float]:
+    folder = tmp_path / name
+    folder.mkdir()
+    path = folder / assignment.module
+    path.write_text(source, encoding="utf-8")
+    result = grade_submission(COURSE, assignment.id, path)
+    assert result.load_error is None, result.load_error
+    return {q.function: q.score for q in result.questions}
+
+
+def _full(assignment, function: str) -> float:
+    return next(q.points for q in assignment.questions if q.function == function)
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_stateful_upstream_does_not_make_a_constant_downstream_right(tmp_path, assignment, function, upstream):
+    """The red team's oracle: a downstream returning zeros, and an upstream that answers zeros whenever the
+    grader calls it directly once the downstream has been called (a re-check that called the student's own
+    upstream took those zeros as the truth), and right otherwise."""
+    stateful = f"""
+    _state = {{"inside": False, "seen": False}}
+    _zero_{function} = {function}
+
+    def {function}(*args, **kwargs):
+        _state["inside"], _state["seen"] = True, True
+        try:
+            return _zero_{function}(*args, **kwargs)
+        finally:
+            _state["inside"] = False
+    """ + "".join(f"""
+    _true_{name} = {name}
+
+    def {name}(*args, **kwargs):
+        out = _true_{name}(*args, **kwargs)
+        return np.zeros_like(np.asarray(out)) if _state["seen"] and not _state["inside"] else out
+    """ for name in upstream)
+    honest = _override(_solution(assignment), _zeros(function))
+    attack = _override(honest, stateful)
+    control, attacked = _points(tmp_path, assignment, honest, "honest"), _points(tmp_path, assignment, attack, "attack")
+    assert attacked[function] == 0 and control[function] == 0
+    assert sum(attacked.values()) <= sum(control.values())
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_an_upstream_and_a_downstream_both_constant_score_nothing(tmp_path, assignment, function, upstream):
+    source = _override(_solution(assignment), "".join(_zeros(name) for name in (*upstream, function)))
+    points = _points(tmp_path, assignment, source, "zeros")
+    assert all(points[name] == 0 for name in (*upstream, function)), points
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_downstream_that_only_calls_a_raising_upstream_is_not_excused(tmp_path, assignment, function, upstream):
+    """No code of its own: it forwards its first argument to the upstream, which raises."""
+    first = upstream[0]
+    code = f"""
+    def {first}(*args, **kwargs):
+        raise ValueError("broken on purpose")
+
+    def {function}(*args, **kwargs):
+        return {first}(args[0])
+    """
+    points = _points(tmp_path, assignment, _override(_solution(assignment), code), "forwarding")
+    assert points[function] == 0 and points[first] == 0
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_kept_stand_in_answers_nothing_afterwards(tmp_path, assignment, function, upstream):
+    """The downstream keeps the stand-in it was given; the upstream tries to use it later: it gains nothing."""
+    first = upstream[0]
+    code = f"""
+    _kept = []
+    _true_{function} = {function}
+    _own_{first} = {first}
+
+    def {function}(*args, **kwargs):
+        if globals()["{first}"] is not _own_{first}:
+            _kept.append(globals()["{first}"])
+        return _true_{function}(*args, **kwargs)
+
+    def {first}(*args, **kwargs):
+        if _kept:
+            return _kept[-1](*args, **kwargs)
+        return np.zeros_like(np.asarray(_true_{first}(*args, **kwargs)))
+
+    _true_{first} = _own_{first}
+    """
+    honest_code = f"""
+    _true_{first} = {first}
+
+    def {first}(*args, **kwargs):
+        return np.zeros_like(np.asarray(_true_{first}(*args, **kwargs)))
+    """
+    attacked = _points(tmp_path, assignment, _override(_solution(assignment), code), "keeper")
+    control = _points(tmp_path, assignment, _override(_solution(assignment), honest_code), "control")
+    assert attacked[first] <= control[first] and sum(attacked.values()) <= sum(control.values())
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_downstream_keeps_its_points_when_its_upstream_is_not_written(tmp_path, assignment, function, upstream):
+    code = "".join(f"""
+    def {name}(*args, **kwargs):
+        raise NotImplementedError("{name}: not implemented yet")
+    """ for name in upstream)
+    points = _points(tmp_path, assignment, _override(_solution(assignment), code), "stub_upstream")
+    assert points[function] == _full(assignment, function)
+    assert all(points[name] == 0 for name in upstream)
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_downstream_keeps_its_points_when_its_upstream_returns_the_wrong_shape(tmp_path, assignment, function, upstream):
+    """An extra leading axis on the upstream's result makes most downstream functions raise or misshape."""
+    first = upstream[0]
+    code = f"""
+    _true_{first} = {first}
+
+    def {first}(*args, **kwargs):
+        return np.asarray(_true_{first}(*args, **kwargs))[None]
+    """
+    points = _points(tmp_path, assignment, _override(_solution(assignment), code), "misshaped")
+    assert points[function] == _full(assignment, function)
+    assert points[first] < _full(assignment, first)
+
+
+@pytest.mark.parametrize("assignment, function, upstream", CALLERS, ids=IDS)
+def test_a_wrong_downstream_is_not_excused_by_a_wrong_upstream(tmp_path, assignment, function, upstream):
+    """Both wrong by a factor: the downstream's own error shows with the reference's upstream too."""
+    source = _override(_solution(assignment), f"""
+    _true_{function} = {function}
+
+    def {function}(*args, **kwargs):
+        out = _true_{function}(*args, **kwargs)
+        return tuple(1.5 * np.asarray(p) for p in out) if isinstance(out, tuple) else 1.5 * np.asarray(out)
+    """ + "".join(f"""
+    def {name}(*args, **kwargs):
+        raise NotImplementedError("{name}")
+    """ for name in upstream))
+    points = _points(tmp_path, assignment, source, "both_wrong")
+    assert points[function] < _full(assignment, function)
