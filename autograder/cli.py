@@ -26,9 +26,9 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     is_quiet,
     load_ctx_course,
 )
+from autograder.batch.command import grade_class as _grade_class, is_class_folder as _is_class_folder
 from autograder.check.command import check as check_command
 from autograder.grade.formats import FORMATS
-from autograder.languages import file_names_in_every_language
 
 #: The command group class (kept under its first name).
 _Commands = CommandGroup
@@ -179,32 +179,6 @@ DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
 REPORT_FORMATS = {name: report_format.description for name, report_format in FORMATS.items()}
 
 
-SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
-NOT_SUBMISSIONS = ("__pycache__",)
-
-
-def _looks_like_a_submission(path: Path) -> bool:
-    if path.is_dir():
-        return any(p.suffix in (".py", ".ipynb") for p in path.rglob("*"))
-    return path.suffix in SUBMISSION_SUFFIXES
-
-
-def _is_class_folder(path: Path, assignment) -> bool:
-    """A folder of several students' entries, rather than one student's folder.
-
-    One student's folder holds the assignment's module or notebook, or a single
-    submission-like entry; ``__pycache__`` and hidden entries are not submissions.
-    """
-    own_files = (assignment.module, *file_names_in_every_language(assignment.notebook))
-    if not path.is_dir() or any((path / name).exists() for name in own_files):
-        return False
-    entries = [
-        p for p in path.iterdir()
-        if not p.name.startswith(".") and p.name not in NOT_SUBMISSIONS and _looks_like_a_submission(p)
-    ]
-    return len(entries) > 1 or any(p.is_dir() or p.suffix == ".zip" for p in entries)
-
-
 #: Options that apply to one submission only, with how each reads on the command line.
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
                              "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
@@ -291,43 +265,6 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
     if file_times:
         return SubmissionTime(file_time(submission), TimeSource.FILE_TIME)
     return SubmissionTime(submitted_at, TimeSource.OPTION) if submitted_at else SubmissionTime()
-
-
-def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
-    from autograder.batch.entries import list_entries
-    from autograder.batch.progress import make_console, progress_bar, rows_table
-    from autograder.batch.runner import grade_batch
-    from autograder.grade.submitted import TIMES_CSV
-
-    if not folder.is_dir():
-        raise click.UsageError(f"{folder} is not a folder")
-    console, progress_console = make_console(), make_console(stderr=True)
-    total = len(list_entries(folder))
-    kept = []
-    try:
-        with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
-            summary = grade_batch(
-                course_file(ctx), course, assignment.id, folder, gradebook_path,
-                jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
-            )
-    except KeyboardInterrupt:
-        graded = sum(row is not None for row in kept)
-        raise Interrupted(f"{graded} of {total} entries were graded and are kept in {gradebook_path} "
-                          f"({len(kept) - graded} were already there); run the same command again to grade the rest") from None
-    if not is_quiet(ctx):
-        console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
-        if not file_times and not (folder / TIMES_CSV).is_file():
-            console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
-                          soft_wrap=True)
-    console.print(
-        f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
-        f"-> {gradebook_path}", soft_wrap=True,
-    )
-    if summary.errors:
-        raise CourseCommandError(
-            f"the grader failed on {summary.errors} entries (rows with status 'error'); fix the cause and run again: "
-            "only those entries are graded again"
-        )
 
 
 @main.command()
