@@ -287,7 +287,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     """Print the gradebook and export it."""
     from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
-    from autograder.gradebook.export import write_csv, write_feedback
+    from autograder.gradebook.export import feedback_lines, write_csv, write_feedback
     from autograder.gradebook.store import gradebook_problem
 
     course = _course(ctx)
@@ -310,8 +310,8 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         write_csv(rows, ids, csv_path)
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
-        folders = write_feedback(rows, feedback_dir, feedback_language(course, lang))
-        console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}", soft_wrap=True)
+        for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang)), feedback_dir):
+            click.echo(line)  # not rich's print: a folder name left by someone else is never markup
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 
