@@ -201,7 +201,8 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report of one submission here instead of standard output.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Grading processes for a class folder.")
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
-@click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
+@click.option("--regrade", is_flag=True, help="Grade again entries whose current gradebook row was graded from the same "
+              "bytes and submission time, course.yml, hidden tests and grader version (otherwise they are skipped).")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
@@ -220,8 +221,9 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
           metadata, file_times, seed, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
-    Given a class folder (one file or folder per student, named after the student), grade
-    every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
+    Given a class folder (one file or folder per student, named after the student: a folder's
+    name, or a file's without .py, .ipynb or .zip), grade every entry in parallel into the
+    gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
     course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
@@ -302,6 +304,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
                                  param_hint="'--assignment'")
     with Gradebook(gradebook_path) as book:
         rows = book.rows(assignment_id)
+        roster = book.students()  # a student's feedback folder is the same whichever assignment is exported
     console = make_console()
     if not is_quiet(ctx):
         console.print(rows_table(rows, f"gradebook {gradebook_path}"))
@@ -310,7 +313,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         write_csv(rows, ids, csv_path)
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
-        for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang)), feedback_dir):
+        for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup
     if html_path:
         from autograder.gradebook.class_report import write_class_report

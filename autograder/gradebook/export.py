@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.grade.record import from_record
@@ -84,19 +85,26 @@ def write_students_csv(rows: list[GradebookRow], out_dir: Path, folders: dict[st
     return path
 
 
-def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOURCE_LANGUAGE) -> list[Path]:
+def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOURCE_LANGUAGE,
+                   roster: Iterable[str] = ()) -> list[Path]:
     """Per student and assignment, every student-facing format of the registry (feedback.txt, feedback.html,
     results.json, ...) in ``language``, and ``students.csv`` mapping students to folders.
 
     Each student has a folder of their own, whatever the other ids of the class
     (:func:`~autograder.gradebook.folders.feedback_folders`).
 
+    Parameters
+    ----------
+    roster : iterable of str
+        Every student of the class, when ``rows`` are some of them (one assignment's): the
+        folders are chosen among them all, so a student's folder is the same in every export.
+
     Returns
     -------
     list of Path
         The folders written, one per student and assignment (``<student folder>/<assignment>``), each once.
     """
-    folders = feedback_folders(row.student for row in rows)
+    folders = feedback_folders([*roster, *(row.student for row in rows)])
     write_students_csv(rows, out_dir, folders)
     written: dict[Path, None] = {}
     for row in rows:

@@ -202,6 +202,10 @@ class Gradebook:
         cursor = self._connection.execute(query, (assignment,) if assignment else ())
         return [self._row(values) for values in cursor.fetchall()]
 
+    def students(self) -> set[str]:
+        """Every student with a row, of any assignment."""
+        return {values[0] for values in self._connection.execute("SELECT DISTINCT student FROM submissions")}
+
     @staticmethod
     def _row(values) -> GradebookRow:
         fields = dict(zip(_COLUMNS, values))

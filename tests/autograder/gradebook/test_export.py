@@ -178,3 +178,11 @@ def test_rows_of_assignments_no_longer_in_the_course_are_left_out_of_the_csv(tmp
     rows = [make_row(student="ada", assignment="hw1", score=5.0), make_row(student="ada", assignment="hw_removed", score=3.0)]
     path = write_csv(rows, ["hw1"], tmp_path / "grades.csv")
     assert path.read_text(encoding="utf-8").splitlines() == ["student,hw1,total,missing", "ada,5.0,5.0,"]
+
+
+def test_a_student_s_folder_is_the_same_in_an_export_of_one_assignment_given_the_roster(tmp_path):
+    everyone = [_graded("ada", ASSIGNMENTS[0], 9.0), _graded("Ada", ASSIGNMENTS[1], 1.0)]  # one folder on macOS/Windows
+    write_feedback(everyone, tmp_path / "all")
+    write_feedback(everyone[:1], tmp_path / "hw1", roster={"ada", "Ada"})
+    assert _students_csv(tmp_path / "hw1")["ada"] == _students_csv(tmp_path / "all")["ada"]
+    assert [p.name for p in (tmp_path / "hw1").iterdir() if p.is_dir()] == [_students_csv(tmp_path / "all")["ada"]]

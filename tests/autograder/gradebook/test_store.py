@@ -344,3 +344,11 @@ def test_processes_opening_a_new_gradebook_at_once_all_succeed(tmp_path):
         for opener in openers:
             _, err = opener.communicate(timeout=WRITERS_FINISH_S)
             assert opener.returncode == 0, err
+
+
+def test_students_are_everyone_with_a_row_of_any_assignment(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        assert book.students() == set()
+        for student, assignment in (("ada", "hw1_scaled_attention"), ("ada", "hw2_rnn_attention"), ("ben", "hw2_rnn_attention")):
+            book.record(make_row(student=student, assignment=assignment))
+        assert book.students() == {"ada", "ben"} == {row.student for row in book.rows()}
