@@ -26,9 +26,9 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     is_quiet,
     load_ctx_course,
 )
+from autograder.batch.command import grade_class as _grade_class, is_class_folder as _is_class_folder
 from autograder.check.command import check as check_command
 from autograder.grade.formats import FORMATS
-from autograder.languages import file_names_in_every_language
 
 #: The command group class (kept under its first name).
 _Commands = CommandGroup
@@ -179,32 +179,6 @@ DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
 REPORT_FORMATS = {name: report_format.description for name, report_format in FORMATS.items()}
 
 
-SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
-NOT_SUBMISSIONS = ("__pycache__",)
-
-
-def _looks_like_a_submission(path: Path) -> bool:
-    if path.is_dir():
-        return any(p.suffix in (".py", ".ipynb") for p in path.rglob("*"))
-    return path.suffix in SUBMISSION_SUFFIXES
-
-
-def _is_class_folder(path: Path, assignment) -> bool:
-    """A folder of several students' entries, rather than one student's folder.
-
-    One student's folder holds the assignment's module or notebook, or a single
-    submission-like entry; ``__pycache__`` and hidden entries are not submissions.
-    """
-    own_files = (assignment.module, *file_names_in_every_language(assignment.notebook))
-    if not path.is_dir() or any((path / name).exists() for name in own_files):
-        return False
-    entries = [
-        p for p in path.iterdir()
-        if not p.name.startswith(".") and p.name not in NOT_SUBMISSIONS and _looks_like_a_submission(p)
-    ]
-    return len(entries) > 1 or any(p.is_dir() or p.suffix == ".zip" for p in entries)
-
-
 #: Options that apply to one submission only, with how each reads on the command line.
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
                              "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
@@ -227,7 +201,8 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report of one submission here instead of standard output.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True, help="Grading processes for a class folder.")
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
-@click.option("--regrade", is_flag=True, help="Grade again entries already graded with the same bytes and grader version.")
+@click.option("--regrade", is_flag=True, help="Grade again entries whose current gradebook row was graded from the same "
+              "bytes and submission time, course.yml, hidden tests and grader version (otherwise they are skipped).")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
@@ -246,8 +221,9 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
           metadata, file_times, seed, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
-    Given a class folder (one file or folder per student, named after the student), grade
-    every entry in parallel into the gradebook. Exits 0 whenever grading ran, whatever the scores.
+    Given a class folder (one file or folder per student, named after the student: a folder's
+    name, or a file's without .py, .ipynb or .zip), grade every entry in parallel into the
+    gradebook. Exits 0 whenever grading ran, whatever the scores.
     """
     course = _course(ctx, sandbox)
     assignment = course.assignment(_assignment_ids(course, (assignment_id,))[0])
@@ -293,43 +269,6 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
     return SubmissionTime(submitted_at, TimeSource.OPTION) if submitted_at else SubmissionTime()
 
 
-def _grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
-    from autograder.batch.entries import list_entries
-    from autograder.batch.progress import make_console, progress_bar, rows_table
-    from autograder.batch.runner import grade_batch
-    from autograder.grade.submitted import TIMES_CSV
-
-    if not folder.is_dir():
-        raise click.UsageError(f"{folder} is not a folder")
-    console, progress_console = make_console(), make_console(stderr=True)
-    total = len(list_entries(folder))
-    kept = []
-    try:
-        with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
-            summary = grade_batch(
-                course_file(ctx), course, assignment.id, folder, gradebook_path,
-                jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
-            )
-    except KeyboardInterrupt:
-        graded = sum(row is not None for row in kept)
-        raise Interrupted(f"{graded} of {total} entries were graded and are kept in {gradebook_path} "
-                          f"({len(kept) - graded} were already there); run the same command again to grade the rest") from None
-    if not is_quiet(ctx):
-        console.print(rows_table(sorted(summary.rows, key=lambda r: r.student), f"{assignment.id}: this batch"))
-        if not file_times and not (folder / TIMES_CSV).is_file():
-            console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
-                          soft_wrap=True)
-    console.print(
-        f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
-        f"-> {gradebook_path}", soft_wrap=True,
-    )
-    if summary.errors:
-        raise CourseCommandError(
-            f"the grader failed on {summary.errors} entries (rows with status 'error'); fix the cause and run again: "
-            "only those entries are graded again"
-        )
-
-
 @main.command()
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_GRADEBOOK,
               show_default=True, help="The SQLite gradebook to read (what `attn-course grade` wrote).")
@@ -350,7 +289,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     """Print the gradebook and export it."""
     from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
-    from autograder.gradebook.export import write_csv, write_feedback
+    from autograder.gradebook.export import feedback_lines, write_csv, write_feedback
     from autograder.gradebook.store import gradebook_problem
 
     course = _course(ctx)
@@ -365,6 +304,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
                                  param_hint="'--assignment'")
     with Gradebook(gradebook_path) as book:
         rows = book.rows(assignment_id)
+        roster = book.students()  # a student's feedback folder is the same whichever assignment is exported
     console = make_console()
     if not is_quiet(ctx):
         console.print(rows_table(rows, f"gradebook {gradebook_path}"))
@@ -373,8 +313,8 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         write_csv(rows, ids, csv_path)
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
-        folders = write_feedback(rows, feedback_dir, feedback_language(course, lang))
-        console.print(f"{len(folders)} feedback folders (and students.csv) -> {feedback_dir}", soft_wrap=True)
+        for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
+            click.echo(line)  # not rich's print: a folder name left by someone else is never markup
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 

@@ -2,15 +2,16 @@
 
 The parent hands one entry at a time to each ``autograder.batch.worker`` process and reads
 its JSON answer; a grading process that dies costs only the entry it held (recorded as an
-error row) and is replaced. Entries whose bytes were graded by this grader version already
-are skipped unless ``regrade`` is set, so an interrupted batch resumes where it stopped.
+error row) and is replaced. An entry whose current gradebook row was graded from what would
+grade it now (its bytes and time, course.yml, the hidden suite, the grader version: see
+:mod:`autograder.batch.resume`) is skipped unless ``regrade`` is set, so an interrupted batch
+resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import hashlib
 import json
 import os
 import selectors
@@ -20,18 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from autograder import __version__
-from autograder.batch.entries import Entry, content_hash, list_entries
+from autograder.batch.entries import Entry, content_hash, list_entries, unknown_students
+from autograder.batch.resume import grading_fingerprint, is_current, submitted_text
 from autograder.errors import GraderError
-from autograder.grade.submitted import TIMES_CSV, read_times_csv
+from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
 from autograder.gradebook.store import Gradebook, GradebookRow
-from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.student_text import clean_text
-
-
-#: Hex digits of the grading fingerprint kept in the gradebook.
-FINGERPRINT_CHARS = 12
 
 
 @dataclass
@@ -43,26 +39,13 @@ class BatchSummary:
     skipped: int = 0
     errors: int = 0
     rows: list[GradebookRow] = field(default_factory=list)
+    #: Entries the class folder's submitted_at.csv has no row for (no late penalty), and its rows naming no entry.
+    untimed: list[str] = field(default_factory=list)
+    unknown_in_times: list[str] = field(default_factory=list)
 
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def grading_fingerprint(
-    course_file: Path, assignment_id: str, times: Path | None = None, file_times: bool = False,
-    hidden_dir: Path = HIDDEN_TESTS_DIR,
-) -> str:
-    """The grader version plus a hash of what decides a score: course.yml, the hidden tests, the submission times.
-
-    It keys resumption: change the points, the due date, a tolerance, a hidden test or a
-    submission time (``times``, or taking file times), and the next batch grades every entry again.
-    """
-    digest = hashlib.sha256(__version__.encode() + bytes([file_times]))
-    decisive = [Path(course_file), *sorted((hidden_dir / assignment_id).rglob("*.py")), *([times] if times else [])]
-    for path in decisive:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return f"{__version__}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"
 
 
 def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fingerprint: str) -> GradebookRow:
@@ -82,7 +65,7 @@ def row_from_answer(entry: Entry, assignment: str, digest: str, answer: dict, fi
         tests=json.dumps(result["questions"]),
         isolation=result["isolation"],
         days_late=result["days_late"],
-        submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at=submitted_text(entry),
         submitted_at_source=entry.submitted_at_source,
         graded_at=_now(),
         execution_time=result["execution_time"],
@@ -98,7 +81,7 @@ def error_row(entry: Entry, assignment: str, digest: str, message: str, max_scor
         student=entry.student, assignment=assignment, content_hash=digest, grader_version=fingerprint,
         status="error", score=0.0, max_score=max_score, raw_score=0.0, error=message, diagnoses=(),
         tests="[]", isolation="not started", days_late=0,
-        submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else None,
+        submitted_at=submitted_text(entry),
         submitted_at_source=entry.submitted_at_source,
         graded_at=_now(), execution_time=0.0, report=json.dumps({"error": message}),
     )
@@ -135,7 +118,7 @@ class GradingProcess:
     def send(self, entry: Entry, digest: str) -> None:
         self.current = (entry, digest)
         request = {"key": digest, "path": os.fsdecode(entry.path),
-                   "submitted_at": entry.submitted_at.isoformat() if entry.submitted_at else None,
+                   "submitted_at": submitted_text(entry),
                    "submitted_at_source": entry.submitted_at_source}
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
@@ -183,6 +166,8 @@ def grade_batch(
     file_times : bool
         Take submission times from file times when the folder has no ``submitted_at.csv``
         (file times are what the student's archive says; without either, no late penalty).
+        With a ``submitted_at.csv``, an entry it has no row for gets no late penalty, and the
+        summary (``untimed``) and its gradebook row say so.
     on_progress : callable
         Called after each entry with the row recorded (None for a skipped entry).
 
@@ -193,15 +178,16 @@ def grade_batch(
     """
     _check_sandbox(course)
     assignment = course.assignment(assignment_id)
-    times_csv = folder / TIMES_CSV if (folder / TIMES_CSV).is_file() else None
-    entries = list_entries(folder, read_times_csv(times_csv) if times_csv else None, file_times)
-    summary = BatchSummary(total=len(entries))
-    fingerprint = grading_fingerprint(course_file, assignment.id, times_csv, file_times)
+    times = read_times_csv(folder / TIMES_CSV) if (folder / TIMES_CSV).is_file() else None
+    entries = list_entries(folder, times, file_times)
+    summary = BatchSummary(total=len(entries), unknown_in_times=unknown_students(entries, times),
+                           untimed=[e.student for e in entries if e.submitted_at_source == TimeSource.UNMATCHED])
+    fingerprint = grading_fingerprint(course_file, assignment.id)
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:
             digest = content_hash(entry.path)
-            if not regrade and book.already_graded(entry.student, assignment.id, digest, fingerprint):
+            if not regrade and is_current(book.current_row(entry.student, assignment.id), entry, digest, fingerprint):
                 summary.skipped += 1
                 on_progress(None)
             else:

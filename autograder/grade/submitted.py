@@ -5,7 +5,8 @@ restores them from the student's archive. The trusted sources are, for one submi
 ``--submitted-at`` or Gradescope's ``submission_metadata.json`` (its ``created_at``), and for
 a class folder a ``submitted_at.csv`` beside the entries (``student,submitted_at``). File
 times are used only when asked for (``--file-times``). Without a time, no late penalty is
-applied, and every result and gradebook row names the source it used.
+applied, and every result and gradebook row names the source it used: an entry of a class
+folder whose ``submitted_at.csv`` has no row for it says so (:attr:`TimeSource.UNMATCHED`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class TimeSource(StrEnum):
     CSV = TIMES_CSV
     GRADESCOPE = "submission_metadata.json"
     FILE_TIME = "file time"
+    UNMATCHED = f"no row in {TIMES_CSV}"  # the class folder has times, but none for this entry: no late penalty
     NONE = "none"
 
 

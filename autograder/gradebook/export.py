@@ -1,44 +1,26 @@
-"""Gradebook exports: the class table, the CSV for the registrar, per-student feedback files."""
+"""Gradebook exports: the class table, the CSV for the registrar, per-student feedback files.
+
+``safe_name`` (a student's folder name, :mod:`autograder.gradebook.folders`) is imported from here too.
+"""
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-import re
-import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.grade.record import from_record
 from autograder.grade.formats import FORMATS
+from autograder.gradebook.folders import feedback_folders, safe_name  # noqa: F401 - safe_name is imported from here
 from autograder.gradebook.store import GradebookRow
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import SCORE_DECIMALS
-from autograder.student_text import clean_text, spreadsheet_safe
+from autograder.student_text import clean_name, clean_text, spreadsheet_safe
 
-#: Hex digits of the hash that keeps changed names apart.
-NAME_HASH_CHARS = 8
-#: Characters allowed in a folder name made from a student id: letters and digits of any script, ``. _ -``.
-_UNSAFE = re.compile(r"[^\w.-]+")
-#: Longest folder name kept from a student id (before the hash), in characters.
-MAX_NAME_CHARS = 64
 #: The file of the feedback folder that maps each student to their folder.
 STUDENTS_CSV = "students.csv"
-
-
-def safe_name(student: str) -> str:
-    """A file-system-safe folder name for a student id, readable in any script (王小明 and Émile keep their names).
-
-    Letters and digits of every script, ``.``, ``_`` and ``-`` stay; anything else (slashes,
-    spaces, controls) becomes ``_``. A name that had to change gets a short hash, so two ids
-    never share a folder; :data:`STUDENTS_CSV` maps every folder back to its student.
-    """
-    normal = unicodedata.normalize("NFC", student)
-    cleaned = _UNSAFE.sub("_", normal).strip("._")[:MAX_NAME_CHARS] or "student"
-    if cleaned == student:
-        return cleaned
-    return f"{cleaned}-{hashlib.sha256(student.encode('utf-8', 'backslashreplace')).hexdigest()[:NAME_HASH_CHARS]}"
 
 
 def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dict]:
@@ -84,32 +66,81 @@ def _feedback_result(row: GradebookRow):
         return None
 
 
-def write_students_csv(rows: list[GradebookRow], out_dir: Path) -> Path:
-    """``students.csv`` in the feedback folder: each student id, the folder holding their feedback (same ids as the CSV)."""
+def write_students_csv(rows: list[GradebookRow], out_dir: Path, folders: dict[str, str] | None = None) -> Path:
+    """``students.csv`` in the feedback folder: each student id, the folder holding their feedback (same ids as the CSV).
+
+    Parameters
+    ----------
+    folders : dict, optional
+        ``{student: folder name}`` (:func:`~autograder.gradebook.folders.feedback_folders` of the rows by default).
+    """
+    folders = feedback_folders(row.student for row in rows) if folders is None else folders
     path = out_dir / STUDENTS_CSV
     out_dir.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", "folder"])
         for student in sorted({row.student for row in rows}):
-            writer.writerow([spreadsheet_safe(student), spreadsheet_safe(safe_name(student))])
+            writer.writerow([spreadsheet_safe(student), spreadsheet_safe(folders[student])])
     return path
 
 
-def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOURCE_LANGUAGE) -> list[Path]:
+def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOURCE_LANGUAGE,
+                   roster: Iterable[str] = ()) -> list[Path]:
     """Per student and assignment, every student-facing format of the registry (feedback.txt, feedback.html,
-    results.json, ...) in ``language``, and ``students.csv`` mapping students to folders."""
-    written = []
-    write_students_csv(rows, out_dir)
+    results.json, ...) in ``language``, and ``students.csv`` mapping students to folders.
+
+    Each student has a folder of their own, whatever the other ids of the class
+    (:func:`~autograder.gradebook.folders.feedback_folders`).
+
+    Parameters
+    ----------
+    roster : iterable of str
+        Every student of the class, when ``rows`` are some of them (one assignment's): the
+        folders are chosen among them all, so a student's folder is the same in every export.
+
+    Returns
+    -------
+    list of Path
+        The folders written, one per student and assignment (``<student folder>/<assignment>``), each once.
+    """
+    folders = feedback_folders([*roster, *(row.student for row in rows)])
+    write_students_csv(rows, out_dir, folders)
+    written: dict[Path, None] = {}
     for row in rows:
-        folder = out_dir / safe_name(row.student) / row.assignment
+        folder = out_dir / folders[row.student] / row.assignment
         folder.mkdir(parents=True, exist_ok=True)
         result = _feedback_result(row)
         for report_format in (f for f in FORMATS.values() if f.feedback_file):
             text = report_format.render(result, language) if result is not None else _not_graded(report_format.name, row, language)
             (folder / report_format.feedback_file).write_text(text, encoding="utf-8")
-        written.append(folder)
-    return written
+        written[folder] = None
+    return list(written)
+
+
+#: Names of other folders a note lists before "and N more".
+SHOWN_OTHERS = 10
+
+
+def feedback_lines(written: list[Path], out_dir: Path) -> list[str]:
+    """What an export of feedback tells the instructor: how many submissions, in how many student folders, where.
+
+    Folders of ``out_dir`` that this export did not write (an earlier export's) are named in a note.
+
+    Parameters
+    ----------
+    written : list of Path
+        What :func:`write_feedback` returned.
+    """
+    students = {folder.parent for folder in written}
+    lines = [f"feedback on {len(written)} submissions in {len(students)} student folders -> {out_dir} "
+             f"({STUDENTS_CSV} names each student's folder)"]
+    others = sorted(p.name for p in out_dir.iterdir() if p.is_dir() and p not in students) if out_dir.is_dir() else []
+    if others:
+        listed = ", ".join(clean_name(name) for name in others[:SHOWN_OTHERS])
+        more = f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
+        lines.append(f"note: {len(others)} other folders in {out_dir} were not written by this export: {listed}{more}")
+    return lines
 
 
 def _not_graded(format_name: str, row: GradebookRow, language: str = SOURCE_LANGUAGE) -> str:

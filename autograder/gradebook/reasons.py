@@ -1,17 +1,21 @@
 """Why a gradebook row scored what it did, in a few words: what the instructor reads in a table's reason column.
 
 Read from the row's canonical record: an entry not graded, a file that did not load, an
-untouched stub, calls that timed out or crashed, penalties (imports, lateness), and the
-named bugs. Student text in them is cleaned by the table that shows it.
+untouched stub, calls that timed out or crashed, penalties (imports, lateness), an entry the
+class folder's ``submitted_at.csv`` has no time for, and the named bugs. Student text in them
+is cleaned by the table that shows it.
 """
 
 from __future__ import annotations
 
+from autograder.grade.submitted import TimeSource
 from autograder.gradebook.store import GradebookRow
 
 #: Test kinds (autograder.errors) that are worth naming in the reason column, with their label.
 NAMED_KINDS = {"timeout": "timed out", "crashed": "crashed"}
 NOT_IMPLEMENTED = "not_implemented"
+#: What a row of an entry without a submission time in the class folder's times file says.
+NO_TIME = f"{TimeSource.UNMATCHED}: no late penalty applied"
 #: Characters of a penalty's reason kept.
 PENALTY_CHARS = 60
 
@@ -52,10 +56,14 @@ def gist(message: str) -> str:
 
 
 def row_reasons(row: GradebookRow) -> list[str]:
-    """The reasons behind a row's score, most important first (empty for a full score with nothing to say)."""
+    """The reasons behind a row's score, most important first (empty for a full score with nothing to say).
+
+    An entry that ``submitted_at.csv`` has no time for says so whatever its score: its lateness is unknown.
+    """
+    untimed = [NO_TIME] if row.submitted_at_source == TimeSource.UNMATCHED else []
     if row.status != "graded":
-        return [f"not graded: {gist(row.error or '') or 'grader error'}"]
+        return [f"not graded: {gist(row.error or '') or 'grader error'}", *untimed]
     record = row.report_dict.get("result") or {}
     if record.get("load_error"):
-        return [f"not loaded: {gist(str(record['load_error']))}"]
-    return [*_stub_reason(record), *_kind_reasons(record), *_penalty_reasons(record), *row.diagnoses]
+        return [f"not loaded: {gist(str(record['load_error']))}", *untimed]
+    return [*_stub_reason(record), *_kind_reasons(record), *untimed, *_penalty_reasons(record), *row.diagnoses]

@@ -3,8 +3,8 @@
 Each result is committed in its own transaction the moment it is graded, so an
 interrupted batch loses nothing. WAL journaling and a busy timeout let two batches
 write to the same file at once without corrupting it. A row is keyed by student,
-assignment, content hash and grader version: the same bytes graded by the same grader
-are graded once, unless regrading is asked for.
+assignment, content hash and grader version, and the latest row of a student and
+assignment is their grade (:mod:`autograder.batch.resume` decides from it what to skip).
 """
 
 from __future__ import annotations
@@ -164,14 +164,17 @@ class Gradebook:
     def close(self) -> None:
         self._connection.close()
 
-    def already_graded(self, student: str, assignment: str, content_hash: str, grader_version: str) -> bool:
-        """Whether these exact bytes were graded by this grader version already (grader errors do not count)."""
-        row = self._connection.execute(
-            "SELECT 1 FROM submissions WHERE student = ? AND assignment = ? AND content_hash = ? AND grader_version = ?"
-            " AND status = 'graded'",
-            (student, assignment, content_hash, grader_version),
+    def current_row(self, student: str, assignment: str) -> GradebookRow | None:
+        """The latest row of ``student`` and ``assignment`` (what :meth:`rows` and every export show), or None.
+
+        Whether a batch may skip an entry is decided against this row alone: an older row with
+        the same bytes is history, not the student's current grade.
+        """
+        values = self._connection.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM submissions WHERE student = ? AND assignment = ? ORDER BY id DESC LIMIT 1",
+            (student, assignment),
         ).fetchone()
-        return row is not None
+        return None if values is None else self._row(values)
 
     def record(self, row: GradebookRow) -> None:
         """Insert or replace ``row``, committed before returning."""
@@ -198,6 +201,10 @@ class Gradebook:
         """
         cursor = self._connection.execute(query, (assignment,) if assignment else ())
         return [self._row(values) for values in cursor.fetchall()]
+
+    def students(self) -> set[str]:
+        """Every student with a row, of any assignment."""
+        return {values[0] for values in self._connection.execute("SELECT DISTINCT student FROM submissions")}
 
     @staticmethod
     def _row(values) -> GradebookRow:

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -198,6 +199,71 @@ def test_grade_a_class_then_export_the_gradebook(tmp_path):
         results = json.loads((tmp_path / "feedback" / student / HW1.id / "results.json").read_text(encoding="utf-8"))
         assert {"score", "tests", "output"} <= results.keys()
     assert "binary" in (tmp_path / "feedback" / "lee" / HW1.id / "feedback.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_class_folder_warns_of_entries_without_a_time_row_and_of_rows_naming_no_entry(tmp_path, monkeypatch):
+    from autograder.gradebook.reasons import NO_TIME
+
+    monkeypatch.setenv("COLUMNS", "300")  # the table's reasons on one line
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in ("ada.py", "jean.luc.py", "zoe.py"):
+        (folder / name).write_text(SOLUTION, encoding="utf-8")
+    late = (HW1.due + dt.timedelta(days=1, hours=1)).isoformat()
+    (folder / "submitted_at.csv").write_text(f"student,submitted_at\nada,{late}\njean.luc,{late}\nghost,{late}\n",
+                                             encoding="utf-8")
+    db = tmp_path / "gradebook.sqlite3"
+    for quiet in ((), ("--quiet",)):
+        graded = run("grade", HW1.id, folder, "-j", "2", "--gradebook", db, *quiet)
+        assert graded.exit_code == 0, graded.output
+        warnings = [line for line in graded.stderr.splitlines() if line.startswith("warning:")]
+        assert len(warnings) == 2, graded.stderr
+        assert "1 entries have no row in submitted_at.csv" in warnings[0] and warnings[0].endswith(
+            "zoe (add their rows and grade again: only they are graded again)")
+        assert "1 rows of submitted_at.csv name no entry" in warnings[1] and warnings[1].endswith(": ghost")
+        assert "jean" not in graded.stderr  # jean.luc.py is student jean.luc: its row is found
+    shown = run("gradebook", "--gradebook", db, "--html", tmp_path / "report.html")
+    zoe_line = next(line for line in shown.stdout.splitlines() if line.lstrip("│ ").startswith("zoe"))
+    assert NO_TIME in zoe_line
+    assert NO_TIME in (tmp_path / "report.html").read_text(encoding="utf-8")
+    with sqlite3.connect(db) as connection:
+        late_days = dict(connection.execute("SELECT student, days_late FROM submissions"))
+    assert late_days["jean.luc"] == late_days["ada"] > 0 and late_days["zoe"] == 0
+
+
+def test_gradebook_feedback_says_how_many_folders_it_wrote_and_each_student_has_one(tmp_path):
+    """The report: an id named after another's feedback folder shared it, and the command said 3 folders where 2 were."""
+    import hashlib
+
+    from autograder.gradebook import Gradebook
+    from tests.autograder.gradebook.rows import a_test, graded_row
+
+    victim, attacker = "ada lovelace", "ada_lovelace-" + hashlib.sha256(b"ada lovelace").hexdigest()[:8]
+    points = HW1.questions[0].points
+    rows = [graded_row(victim, [(HW1.questions[0].function, points, points, [a_test(HW1.questions[0].function, True)])]),
+            graded_row(attacker, [(HW1.questions[0].function, 0.0, points, [a_test(HW1.questions[0].function, False)])]),
+            graded_row(attacker, [(HW1.questions[0].function, 0.0, points, [])], assignment=IDS[1])]
+    db = tmp_path / "gradebook.sqlite3"
+    with Gradebook(db) as book:
+        for row in rows:
+            book.record(row)
+    (tmp_path / "feedback" / "left-from-before").mkdir(parents=True)
+    result = run("gradebook", "--gradebook", db, "--feedback", tmp_path / "feedback", "--quiet")
+    assert result.exit_code == 0, result.output
+    student_dirs = [p for p in (tmp_path / "feedback").iterdir() if p.is_dir() and p.name != "left-from-before"]
+    submission_dirs = [q for p in student_dirs for q in p.iterdir()]
+    assert (len(student_dirs), len(submission_dirs)) == (2, len(rows))
+    assert (f"feedback on {len(submission_dirs)} submissions in {len(student_dirs)} student folders -> "
+            f"{tmp_path / 'feedback'}") in result.stdout
+    assert "1 other folders" in result.stdout and "left-from-before" in result.stdout
+    with (tmp_path / "feedback" / "students.csv").open(newline="", encoding="utf-8") as handle:
+        folders = {record["student"]: record["folder"] for record in csv.DictReader(handle)}
+    for row in rows:
+        results = json.loads((tmp_path / "feedback" / folders[row.student] / row.assignment / "results.json").read_text(
+            encoding="utf-8"))
+        assert results["score"] == row.score, row.student
 
 
 def test_gradebook_without_a_gradebook_file_fails_clearly(tmp_path):

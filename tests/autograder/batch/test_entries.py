@@ -8,7 +8,9 @@ import os
 import zipfile
 from pathlib import Path
 
-from autograder.batch.entries import Entry, content_hash, list_entries, student_name
+import pytest
+
+from autograder.batch.entries import Entry, content_hash, list_entries, student_name, unknown_students
 from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
 
 MODULE = "scaled_attention.py"
@@ -33,9 +35,40 @@ def test_students_are_named_after_files_folders_and_zips(tmp_path):
     assert all(isinstance(e, Entry) for e in entries)
 
 
-def test_a_file_is_named_by_what_comes_before_its_first_dot():
-    assert student_name(Path("/nowhere/dana.v2.final.py")) == "dana"
+def test_a_file_loses_one_known_extension_and_keeps_every_other_dot():
+    assert student_name(Path("/nowhere/dana.v2.final.py")) == "dana.v2.final"
+    assert student_name(Path("/nowhere/jean.luc.ipynb")) == "jean.luc"
+    assert student_name(Path("/nowhere/a.zip.py")) == "a.zip"
+    assert student_name(Path("/nowhere/notes.txt")) == "notes.txt"
+    assert student_name(Path("/nowhere/ADA.PY")) == "ADA.PY"  # the grader reads .py, not .PY: not a known extension
     assert student_name(Path("/nowhere/eli")) == "eli"
+
+
+@pytest.mark.parametrize("entry", ["jean.luc.py", "jean.luc.ipynb", "jean.luc.zip", "jean.luc"])
+def test_a_dotted_id_meets_its_row_of_submitted_at_csv_as_an_honest_id_does(tmp_path, entry):
+    """jean.luc.py once became student jean: it missed its (late) row, so it was graded on time, without a word."""
+    late = dt.datetime(2027, 3, 20, tzinfo=dt.timezone.utc)
+    (tmp_path / entry).mkdir() if "." not in entry.removeprefix("jean.luc") else (tmp_path / entry).write_text("x = 1\n")
+    (tmp_path / "ada.py").write_text("x = 1\n")  # the honest control
+    (tmp_path / TIMES_CSV).write_text(f"student,submitted_at\nada,{late.isoformat()}\njean.luc,{late.isoformat()}\n")
+    times = read_times_csv(tmp_path / TIMES_CSV)
+    entries = {e.student: e for e in list_entries(tmp_path, times)}
+    assert set(entries) == {"ada", "jean.luc"}
+    for student in entries:
+        assert (entries[student].submitted_at, entries[student].submitted_at_source) == (late, TimeSource.CSV), student
+    assert unknown_students(list(entries.values()), times) == []
+
+
+def test_an_entry_submitted_at_csv_has_no_row_for_says_so_and_the_row_naming_no_entry_is_found(tmp_path):
+    (tmp_path / "ada.py").write_text("x = 1\n")
+    (tmp_path / "jean.luc.py").write_text("x = 1\n")
+    (tmp_path / TIMES_CSV).write_text("student,submitted_at\nada,2027-03-09T10:00:00+08:00\njean,2027-03-09T10:00:00+08:00\n")
+    times = read_times_csv(tmp_path / TIMES_CSV)
+    entries = list_entries(tmp_path, times, file_times=True)
+    sources = {e.student: (e.submitted_at is None, e.submitted_at_source) for e in entries}
+    assert sources == {"ada": (False, TimeSource.CSV), "jean.luc": (True, TimeSource.UNMATCHED)}
+    assert unknown_students(entries, times) == ["jean"]
+    assert unknown_students(entries, None) == []
 
 
 def test_a_folder_keeps_its_whole_name_dots_included(tmp_path):
@@ -94,7 +127,7 @@ def test_the_times_of_submitted_at_csv_win_and_the_file_is_no_entry(tmp_path):
     assert set(entries) == {"ada", "ben"}
     assert entries["ada"].submitted_at == dt.datetime(2027, 3, 9, 2, 0, tzinfo=dt.timezone.utc)
     assert entries["ada"].submitted_at_source == TimeSource.CSV
-    assert (entries["ben"].submitted_at, entries["ben"].submitted_at_source) == (None, TimeSource.NONE)
+    assert (entries["ben"].submitted_at, entries["ben"].submitted_at_source) == (None, TimeSource.UNMATCHED)
 
 
 def test_a_dangling_symlink_is_an_entry_without_a_time_and_with_an_unreadable_hash(tmp_path):
@@ -215,6 +248,25 @@ def test_a_file_and_a_folder_of_the_same_student_name_stay_apart(tmp_path):
     (tmp_path / "ada.py").write_text("x = 1\n", encoding="utf-8")
     (tmp_path / "ada").mkdir()
     assert sorted(entry.student for entry in list_entries(tmp_path)) == ["ada", "ada.py"]
+
+
+def test_ids_stay_apart_when_a_whole_name_is_another_entry_s_id(tmp_path):
+    (tmp_path / "ada.py").write_text("x = 1\n", encoding="utf-8")  # ada, then its whole name ada.py...
+    (tmp_path / "ada").mkdir()
+    (tmp_path / "ada.py.zip").write_bytes(b"")  # ...which is this one's id
+    (tmp_path / "ada.py.ipynb").mkdir()  # a folder keeps its whole name
+    (tmp_path / "ben.py").write_text("x = 1\n", encoding="utf-8")
+    students = [entry.student for entry in list_entries(tmp_path)]
+    assert len(set(students)) == len(students) == 5
+    assert "ben" in students and "ada" in students
+
+
+def test_whole_names_that_show_alike_still_give_ids_of_their_own(tmp_path):
+    _bytes_path(tmp_path, b"caf\xe9.py").write_bytes(b"")
+    (tmp_path / "caf\\xe9.py").write_bytes(b"")  # a backslash, x, e, 9: shows as the byte's escape
+    (tmp_path / "caf\\xe9.py~2.py").write_bytes(b"")  # and one named after the mark the second would get
+    students = [entry.student for entry in list_entries(tmp_path)]
+    assert len(set(students)) == len(students) == 3
 
 
 def test_a_folder_entry_is_as_late_as_its_newest_file(tmp_path):

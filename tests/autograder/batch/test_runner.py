@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import signal
@@ -71,8 +72,8 @@ def latest_rows(path: Path) -> dict:
         return {row.student: row for row in book.rows(HW1.id)}
 
 
-def grade(folder: Path, gradebook: Path, **options):
-    return grade_batch(DEFAULT_COURSE_FILE, COURSE, HW1.id, folder, gradebook, **options)
+def grade(folder: Path, gradebook: Path, course_file: Path = DEFAULT_COURSE_FILE, **options):
+    return grade_batch(course_file, load_course(course_file), HW1.id, folder, gradebook, **options)
 
 
 #: Entries that cannot be graded, each with words its error must hold.
@@ -258,18 +259,6 @@ def test_a_grading_process_that_dies_costs_only_its_entry(tmp_path, fake_worker)
     assert (summary.graded, summary.errors) == (3, 2)
 
 
-def test_changing_course_settings_regrades_everything(tmp_path):
-    from autograder.batch.runner import grading_fingerprint
-    from autograder.config import DEFAULT_COURSE_FILE
-
-    course_file = tmp_path / "course.yml"
-    course_file.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"), encoding="utf-8")
-    before = grading_fingerprint(course_file, "hw1_scaled_attention")
-    assert grading_fingerprint(course_file, "hw1_scaled_attention") == before
-    course_file.write_text(course_file.read_text(encoding="utf-8").replace("penalty_per_day: 0.10", "penalty_per_day: 0.20"), encoding="utf-8")
-    assert grading_fingerprint(course_file, "hw1_scaled_attention") != before
-
-
 def test_an_entry_with_two_changed_candidates_is_an_error_row_naming_both(tmp_path):
     from autograder.build.notebook import render_notebook
     from autograder.paths import NOTEBOOK_SOURCE
@@ -281,21 +270,6 @@ def test_an_entry_with_two_changed_candidates_is_an_error_row_naming_both(tmp_pa
     rows = {row.student: row for row in summary.rows}
     assert rows["ada"].status == "error" and HW1.module in rows["ada"].error and HW1.notebook in rows["ada"].error
     assert rows["ben"].status == "graded" and summary.errors == 1
-
-
-def test_the_resume_fingerprint_changes_with_any_hidden_test_file(tmp_path):
-    from autograder.batch.runner import grading_fingerprint
-    from autograder.paths import HIDDEN_TESTS_DIR
-
-    hidden = tmp_path / "hidden"
-    shutil.copytree(HIDDEN_TESTS_DIR / HW1.id, hidden / HW1.id)
-    before = grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)
-    assert before == grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)
-    test_file = next((hidden / HW1.id).glob("test_*.py"))
-    test_file.write_text(test_file.read_text(encoding="utf-8") + "\n# one more line\n", encoding="utf-8")
-    assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden) != before
-    (hidden / HW1.id / "test_new.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
-    assert len({before, grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id, hidden_dir=hidden)}) == 2
 
 
 def test_each_job_keeps_to_a_cpu_of_its_own_while_there_are_enough():
@@ -319,3 +293,110 @@ def test_a_grading_process_and_its_sandbox_keep_to_the_cpu_it_was_given(tmp_path
             {pid: {cpu} for pid in [grading.process.pid, *sandbox]}
     finally:
         grading.close()
+
+
+# --- the resume key: an entry is skipped only when its current row was graded from what would grade it now -----
+
+def _stub_then_solution_then_stub(folder: Path, gradebook: Path) -> list:
+    """Grade the class, with ben's file the stub, then a copied solution, then the stub's exact bytes: ben's rows."""
+    ben = folder / "ben" / HW1.module
+    stub = ben.read_bytes()
+    rows = []
+    for data in (stub, SOLUTION.encode("utf-8"), stub):
+        ben.write_bytes(data)
+        grade(folder, gradebook, jobs=2)
+        rows.append(latest_rows(gradebook))
+    return rows
+
+
+def test_the_stub_handed_in_again_after_a_copied_solution_scores_as_the_stub(tmp_path):
+    folder = sample_class(tmp_path / "class", {"ada", "ben"})
+    first, second, third = _stub_then_solution_then_stub(folder, tmp_path / "gradebook.sqlite3")
+    assert (first["ben"].score, second["ben"].score, third["ben"].score) == (0.0, FULL, 0.0)
+    assert third["ben"].content_hash == first["ben"].content_hash
+    assert first["ada"] == second["ada"] == third["ada"] and third["ada"].score == FULL  # the honest control, graded once
+    with Gradebook(tmp_path / "gradebook.sqlite3") as book:
+        assert {row.student: row.score for row in book.rows(HW1.id)} == {"ada": FULL, "ben": 0.0}
+
+
+def _regraded(folder: Path, gradebook: Path, **options) -> set[str]:
+    summary = grade(folder, gradebook, jobs=2, **options)
+    assert summary.skipped + len(summary.rows) == summary.total
+    return {row.student for row in summary.rows}
+
+
+def test_a_changed_course_yml_regrades_every_entry_and_the_same_bytes_elsewhere_do_not(copied_class, tmp_path):
+    folder, gradebook = copied_class
+    students = set(latest_rows(gradebook))
+    (tmp_path / "same").mkdir()
+    same = tmp_path / "same" / DEFAULT_COURSE_FILE.name
+    shutil.copy(DEFAULT_COURSE_FILE, same)
+    assert _regraded(folder, gradebook, course_file=same) == set()
+    (tmp_path / "changed").mkdir()
+    changed = tmp_path / "changed" / DEFAULT_COURSE_FILE.name
+    changed.write_bytes(DEFAULT_COURSE_FILE.read_bytes() + b"\n# the instructor's note\n")
+    assert _regraded(folder, gradebook, course_file=changed) == students
+
+
+def test_a_changed_hidden_suite_regrades_every_entry_and_the_same_suite_does_not(copied_class, tmp_path, monkeypatch):
+    import autograder.batch.resume
+    from autograder.paths import HIDDEN_TESTS_DIR
+
+    folder, gradebook = copied_class
+    students = set(latest_rows(gradebook))
+    suite = tmp_path / "hidden"
+    shutil.copytree(HIDDEN_TESTS_DIR / HW1.id, suite / HW1.id, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(autograder.batch.resume, "HIDDEN_TESTS_DIR", suite)  # what the resume key reads as the suite
+    assert _regraded(folder, gradebook) == set()
+    test_file = sorted((suite / HW1.id).glob("test_*.py"))[-1]
+    test_file.write_bytes(test_file.read_bytes() + b"\n# a changed hidden test\n")
+    assert _regraded(folder, gradebook) == students
+
+
+def test_another_grader_version_regrades_every_entry_and_the_same_one_does_not(copied_class, monkeypatch):
+    import autograder
+
+    folder, gradebook = copied_class
+    students = set(latest_rows(gradebook))
+    assert _regraded(folder, gradebook) == set()
+    monkeypatch.setattr(autograder, "__version__", autograder.__version__ + ".post1")
+    assert _regraded(folder, gradebook) == students
+    assert {row.grader_version.split("+")[0] for row in latest_rows(gradebook).values()} == {autograder.__version__}
+
+
+def test_a_changed_submission_time_regrades_that_entry_alone_with_its_late_penalty(copied_class):
+    from autograder.grade.late import days_late
+    from autograder.grade.submitted import TIMES_CSV
+
+    folder, gradebook = copied_class
+    students = sorted(latest_rows(gradebook))
+    on_time = HW1.due - dt.timedelta(hours=1)
+    (folder / TIMES_CSV).write_text("student,submitted_at\n" + "".join(f"{s},{on_time.isoformat()}\n" for s in students))
+    assert _regraded(folder, gradebook) == set(students)  # the times' source changed for every entry
+    late = HW1.due + dt.timedelta(days=2, hours=1)
+    (folder / TIMES_CSV).write_text("student,submitted_at\n" + "".join(
+        f"{s},{(late if s == 'ada' else on_time).isoformat()}\n" for s in students))
+    assert _regraded(folder, gradebook) == {"ada"}
+    ada = latest_rows(gradebook)["ada"]
+    assert ada.days_late == days_late(HW1.due, late, COURSE.late_policy) > 0 and ada.score < FULL
+
+
+def test_a_dotted_id_gets_its_late_penalty_and_an_entry_without_a_time_row_says_so(tmp_path):
+    from autograder.gradebook.reasons import NO_TIME, row_reasons
+    from autograder.grade.submitted import TIMES_CSV, TimeSource
+
+    folder = sample_class(tmp_path / "class", {"ada"})
+    (folder / "jean.luc.py").write_text(SOLUTION, encoding="utf-8")
+    (folder / "zoe.py").write_text(SOLUTION, encoding="utf-8")
+    late = HW1.due + dt.timedelta(days=1, hours=1)
+    (folder / TIMES_CSV).write_text(f"student,submitted_at\nada,{late.isoformat()}\njean.luc,{late.isoformat()}\n"
+                                    f"ghost,{late.isoformat()}\n")
+    summary = grade(folder, tmp_path / "gradebook.sqlite3", jobs=2)
+    rows = latest_rows(tmp_path / "gradebook.sqlite3")
+    assert set(rows) == {"ada", "jean.luc", "zoe"}
+    assert rows["jean.luc"].days_late == rows["ada"].days_late > 0  # as the honest control
+    assert rows["jean.luc"].score == rows["ada"].score < FULL
+    assert NO_TIME not in row_reasons(rows["jean.luc"])
+    assert (rows["zoe"].submitted_at, rows["zoe"].submitted_at_source, rows["zoe"].days_late) == (None, TimeSource.UNMATCHED, 0)
+    assert NO_TIME in row_reasons(rows["zoe"])
+    assert (summary.untimed, summary.unknown_in_times) == (["zoe"], ["ghost"])

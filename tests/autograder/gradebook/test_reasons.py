@@ -44,3 +44,17 @@ def test_a_traceback_is_summed_up_by_its_last_line():
     message = '  File "yan.py", line 30\n    from __future__ import annotations\nSyntaxError: from __future__ imports must occur at the beginning'
     row = graded_row("yan", [("softmax", 0, 2, [])], load_error=message)
     assert row_reasons(row) == ["not loaded: SyntaxError: from __future__ imports must occur at the beginning"]
+
+
+def test_an_entry_submitted_at_csv_has_no_row_for_says_so_whatever_its_score():
+    import dataclasses
+
+    from autograder.grade.submitted import TimeSource
+    from autograder.gradebook.reasons import NO_TIME
+
+    full = graded_row("ada", [("softmax", 2, 2, [a_test("softmax", True)])])
+    timed = dataclasses.replace(full, submitted_at="2027-03-09T10:00:00+00:00", submitted_at_source=TimeSource.CSV)
+    assert row_reasons(timed) == []  # the honest control: its time is known
+    for row in (full, error_row("x", "the grading process died")):
+        untimed = dataclasses.replace(row, submitted_at=None, submitted_at_source=TimeSource.UNMATCHED)
+        assert NO_TIME in row_reasons(untimed) and "submitted_at.csv" in NO_TIME

@@ -87,16 +87,19 @@ def test_rows_survive_closing_and_reopening(tmp_path):
         assert book.rows() == [make_row()]
 
 
-def test_already_graded_matches_only_the_exact_key(tmp_path):
-    row = make_row()
+def test_the_current_row_is_the_latest_of_the_student_and_assignment(tmp_path):
+    first, second = make_row(content_hash="ab" * 32, score=0.0), make_row(content_hash="cd" * 32, score=9.0)
     with Gradebook(tmp_path / "gb.sqlite3") as book:
-        assert not book.already_graded(row.student, row.assignment, row.content_hash, row.grader_version)
-        book.record(row)
-        assert book.already_graded(row.student, row.assignment, row.content_hash, row.grader_version)
-        assert not book.already_graded("someone else", row.assignment, row.content_hash, row.grader_version)
-        assert not book.already_graded(row.student, "hw2_rnn_attention", row.content_hash, row.grader_version)
-        assert not book.already_graded(row.student, row.assignment, "cd" * 32, row.grader_version)
-        assert not book.already_graded(row.student, row.assignment, row.content_hash, "10.0.0")
+        assert book.current_row(first.student, first.assignment) is None
+        book.record(first)
+        assert book.current_row(first.student, first.assignment) == first
+        book.record(second)
+        assert book.current_row(first.student, first.assignment) == second
+        assert book.current_row("someone else", first.assignment) is None
+        assert book.current_row(first.student, "hw2_rnn_attention") is None
+        book.record(first)  # the same key again: it replaces the older row and is the current one
+        assert book.current_row(first.student, first.assignment) == first
+        assert book.rows() == [first]
 
 
 def test_recording_the_same_key_again_replaces_the_row(tmp_path):
@@ -237,13 +240,6 @@ def test_concurrent_writers_in_separate_processes_lose_nothing(tmp_path):
     assert _count(path) == WRITERS * ROWS_PER_WRITER
 
 
-def test_an_entry_the_grader_failed_on_is_graded_again(tmp_path):
-    failed = make_row(status="error", error="grader error: boom")
-    with Gradebook(tmp_path / "gb.sqlite3") as book:
-        book.record(failed)
-        assert not book.already_graded(failed.student, failed.assignment, failed.content_hash, failed.grader_version)
-
-
 def test_a_gradebook_made_before_the_seed_column_gains_it_and_keeps_its_rows(tmp_path):
     path = tmp_path / "old.sqlite3"
     columns = [f.name for f in dataclasses.fields(GradebookRow) if f.name != "seed"]
@@ -348,3 +344,11 @@ def test_processes_opening_a_new_gradebook_at_once_all_succeed(tmp_path):
         for opener in openers:
             _, err = opener.communicate(timeout=WRITERS_FINISH_S)
             assert opener.returncode == 0, err
+
+
+def test_students_are_everyone_with_a_row_of_any_assignment(tmp_path):
+    with Gradebook(tmp_path / "gb.sqlite3") as book:
+        assert book.students() == set()
+        for student, assignment in (("ada", "hw1_scaled_attention"), ("ada", "hw2_rnn_attention"), ("ben", "hw2_rnn_attention")):
+            book.record(make_row(student=student, assignment=assignment))
+        assert book.students() == {"ada", "ben"} == {row.student for row in book.rows()}
