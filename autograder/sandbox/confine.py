@@ -146,7 +146,7 @@ def confine(config: dict) -> None:
     if config.get("landlock") is not None:
         landlock.restrict_filesystem(config["landlock"])
     landlock.no_new_privileges()
-    if config.get("no_sockets"):
+    if config.get("no_sockets", True):  # on unless a config says otherwise: a forgotten key fails closed
         seccomp.deny_sockets()
     if config.get("parent_death_signal"):
         die_with_parent()
