@@ -88,6 +88,7 @@ KIT_MODULES = (
     "autograder/sandbox/process.py",
     "autograder/sandbox/protocol.py",
     "autograder/sandbox/reported.py",
+    "autograder/sandbox/seccomp.py",
     "autograder/sandbox/skipped.py",
     "autograder/sandbox/spares.py",
     "autograder/sandbox/standin.py",

@@ -4,7 +4,8 @@
     The wire format (JSON header + ``.npy`` arrays, bounded, never pickled).
 :mod:`~autograder.sandbox.worker`, :mod:`~autograder.sandbox.confine`
     The program that runs inside the sandbox, and how it confines itself before it
-    imports the submission.
+    imports the submission (:mod:`~autograder.sandbox.landlock` for its files,
+    :mod:`~autograder.sandbox.seccomp` against sockets).
 :mod:`~autograder.sandbox.forkserver`, :mod:`~autograder.sandbox.sweep`
     Inside the sandbox too: the fork server of batches, and the removal of what a
     finished worker left.

@@ -4,7 +4,8 @@ Each step is a function of the worker's JSON config; the worker and every worker
 server forks call :func:`confine` with it. Standard library only.
 
 Without bubblewrap (``--sandbox none``) the filesystem boundary is Landlock
-(:mod:`landlock`).
+(:mod:`landlock`). At every level a seccomp filter (:mod:`seccomp`) keeps the worker from
+making any socket.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import signal
 import struct
 
 if __package__:
-    from . import landlock
+    from . import landlock, seccomp
 else:  # inside the sandbox, the worker's modules sit side by side
     import landlock
+    import seccomp
 
 #: ``unshare`` flags: a mount namespace and an IPC namespace of the worker's own.
 CLONE_NEWNS = 0x00020000
@@ -126,7 +128,7 @@ def private_tmp(size_bytes: int, max_files: int) -> None:
 
 
 def confine(config: dict) -> None:
-    """Every confinement step the config asks for, in order: own /tmp, limits, identity, capabilities, files.
+    """Every confinement step the config asks for, in order: own /tmp, limits, identity, capabilities, files, sockets.
 
     Raises
     ------
@@ -144,5 +146,7 @@ def confine(config: dict) -> None:
     if config.get("landlock") is not None:
         landlock.restrict_filesystem(config["landlock"])
     landlock.no_new_privileges()
+    if config.get("no_sockets", True):  # on unless a config says otherwise: a forgotten key fails closed
+        seccomp.deny_sockets()
     if config.get("parent_death_signal"):
         die_with_parent()

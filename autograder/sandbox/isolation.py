@@ -9,14 +9,27 @@
     A plain child process in its own session with the resource limits, no capabilities
     and, when the grader is root and the unprivileged uid can run Python, that uid.
     Landlock keeps it from reading anything but the interpreter, the standard library and
-    numpy, and from writing anything but its private folder (TCP and signals outside are
-    refused too where the kernel's Landlock is recent enough). There is no bound on the
-    private folder but the file size limit, and no namespace: meant for a container that
-    holds one submission, such as Gradescope's.
+    numpy, and from writing anything but its private folder (on kernels whose Landlock is
+    recent enough, also from TCP and from signalling processes outside). There is no bound
+    on the private folder but the file size limit, and no namespace: meant for a container
+    that holds one submission, such as Gradescope's.
+
+At both levels a seccomp filter (:mod:`.seccomp`) keeps the worker and every process it
+forks or executes from making a socket of any family: ``socket``, ``socketpair``,
+``socketcall``, ``io_uring_setup`` and ``pidfd_getfd`` fail with EPERM, and so does every
+call of another architecture (x86's 32-bit ``int 0x80``, x32). Without bwrap that is what
+keeps student code from the host's UDP, Unix (pathname and abstract), raw and netlink
+sockets. It narrows nothing else of the kernel's interface (a kernel bug stays within
+reach), and without bwrap it cannot stop what needs no socket: the host's System V IPC
+objects its uid may use (``none`` shares the host's IPC namespace), signals to processes
+of the worker's uid where Landlock is older than ABI 6, and CPU and memory use within the
+limits.
 
 When bubblewrap cannot run, the grader refuses to grade: the only way to run without it
 is to ask for ``none`` (``--sandbox none``, ``ATTN_SANDBOX=none`` or course.yml
-``defaults.sandbox: none``). Every result records the level it ran at.
+``defaults.sandbox: none``). Either level is refused where the kernel offers no seccomp
+filter or the architecture is not one the filter knows (x86_64, aarch64, i386). Every
+result records the level it ran at.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from typing import TYPE_CHECKING
 from autograder.errors import GraderError
 from autograder.sandbox.bwrap import SANDBOX_ROOT, bwrap_arguments, bwrap_executable
 from autograder.sandbox.landlock import landlock_abi
+from autograder.sandbox.seccomp import problem as seccomp_problem
 from autograder.sandbox.host import PYTHON_FLAGS, WORKER_ENV, private_dir, python_executable, sandbox_id
 
 if TYPE_CHECKING:
@@ -154,6 +168,8 @@ def _checked(name: str) -> Isolation:
             "--sandbox none needs Landlock (Linux 5.13 or later, enabled) to keep student code away from the "
             "course files, and this kernel has none: install bubblewrap and use the default sandbox"
         )
+    if (no_filter := seccomp_problem()) is not None:
+        raise GraderError(f"refusing to grade: the worker must be kept from making sockets, and {no_filter}")
     return level
 
 
@@ -164,6 +180,7 @@ def choose_isolation(limits: Defaults) -> Isolation:
     ------
     GraderError
         When the name is unknown, when bwrap is asked for (the default) and cannot run,
-        or when ``none`` is asked for and the kernel has no Landlock.
+        when ``none`` is asked for and the kernel has no Landlock, or when no seccomp
+        filter can keep the worker from making sockets (unknown architecture, old kernel).
     """
     return _checked(requested_isolation(limits))

@@ -86,6 +86,7 @@ def _worker_config(limits: Defaults, isolation: Isolation, in_fd: int, out_fd: i
         "uid": uid,
         "gid": uid,
         "drop_capabilities": True,
+        "no_sockets": True,
         "parent_death_signal": isolation == Isolation.NONE,
     }
     if isolation == Isolation.NONE:
@@ -110,6 +111,7 @@ def zygote_command(limits: Defaults, control_fd: int) -> list[str]:
         "uid": sandbox_id(),
         "gid": sandbox_id(),
         "drop_capabilities": True,
+        "no_sockets": True,
         "tmp": tmp_bounds(limits),
     }
     return _bwrapped_worker(config)

@@ -8,8 +8,8 @@ it as ``python -I -S -B -u worker.py CONFIG`` with the modules it imports (``pro
      "uid": 65534, "gid": 65534, "parent_death_signal": false}
 
 Before anything of the student runs, the worker imports numpy once and confines itself
-(:func:`confine.confine`: resource limits, ``uid``/``gid``). It then greets the grader and
-serves ``load``, ``call`` and ``ping`` requests on the inherited pipe fds ``in`` and
+(:func:`confine.confine`: resource limits, ``uid``/``gid``, no sockets). It then greets
+the grader and serves ``load``, ``call`` and ``ping`` requests on the inherited pipe fds ``in`` and
 ``out``; the student's stdout and stderr (fds 1 and 2) are a separate pipe the grader
 only captures, so prints can never corrupt the protocol. With ``"zygote": true`` it is the
 fork server instead (:mod:`forkserver`), forking one such worker per submission.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from autograder.config import Defaults
 from autograder.sandbox import host, launcher
@@ -26,3 +27,10 @@ def test_a_worker_without_bwrap_is_limited_and_confined_by_landlock():
     assert config["drop_capabilities"] and config["parent_death_signal"]
     assert config["landlock"]["write"] == ["/tmp/private"]
     assert config["chdir"] == "/tmp/private"
+
+
+def test_every_worker_and_every_worker_of_a_fork_server_is_told_to_make_no_socket():
+    configs = [json.loads(launcher.worker_command(Defaults(), level, 3, 4, "/tmp/private")[-1]) for level in Isolation]
+    if os.geteuid() == 0:
+        configs.append(json.loads(launcher.zygote_command(Defaults(), 5)[-1]))
+    assert [config.get("no_sockets") for config in configs] == [True] * len(configs)
