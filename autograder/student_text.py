@@ -8,7 +8,8 @@ escape sequences, carriage returns that rewrite a line, NUL), Unicode direction 
 messages; names are one line, and what is taken from them is shown as an escape (``\\x1b``)
 so that two different names never become the same one.
 
-Each output then escapes what is special to it (rich markup, CSV formulas, XML).
+Each output then escapes what is special to it (Markdown, HTML, XML, CSV formulas, JSON):
+:mod:`autograder.escape`, one function per format.
 """
 
 from __future__ import annotations
@@ -21,10 +22,6 @@ _STEERING = "\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u
 _STEERING_CHARACTER = re.compile(f"[{_STEERING}]")
 _STEERING_OR_LINE_BREAK = re.compile(f"[{_STEERING}\t\n]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: Characters that begin a spreadsheet formula (OWASP's list for CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-#: What neutralises a formula: a leading apostrophe makes the cell text.
-FORMULA_GUARD = "'"
 
 
 def _without_surrogates(text: str) -> str:
@@ -46,9 +43,3 @@ def clean_name(text: object) -> str:
     """A student-chosen name (file, folder, student id) as one safe line: what is removed shows as ``\\x1b``."""
     return _STEERING_OR_LINE_BREAK.sub(_escape, _without_surrogates(str(text)))
 
-
-def spreadsheet_safe(value: object) -> object:
-    """A CSV cell that no spreadsheet runs as a formula: text starting ``= + - @`` gets a leading ``'``."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return FORMULA_GUARD + value
-    return value

@@ -17,47 +17,82 @@ import os
 import sys
 from pathlib import Path
 
+from autograder.escape import MARKDOWN_LINE_BREAK, markdown, markdown_code, terminal_text
 from autograder.grade.record import from_record
 from autograder.grade.formats import FORMATS
 from autograder.grade.report import question_feedback
 from autograder.grade.result import GradeResult
 from autograder.i18n import msg, render
 from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE
+from autograder.scoring import QuestionScore
+from autograder.student_text import clean_name
 
 #: The registered report format students receive as results.json.
 RESULTS_FORMAT = next(f for f in FORMATS.values() if f.feedback_file == "results.json")
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 OUTPUT_ENV = "GITHUB_OUTPUT"
+#: Characters of one text (a traceback, a message) the summary keeps, its end: GitHub refuses a summary over
+#: 1 MiB, and a text's Markdown is at most 4 times its length (``<br>`` per line), so 30 failure lines fit in 0.5 MiB.
+SUMMARY_TEXT_CHARS = 4000
+#: What stands for the start of a text cut to its end (results.json and the text report keep the whole).
+CUT = "…"
 
 
-def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", "<br>")
+def _summary_text(text: str) -> str:
+    """One text (a fact or a template's piece) as Markdown, cut to its last :data:`SUMMARY_TEXT_CHARS` characters."""
+    return markdown(text if len(text) <= SUMMARY_TEXT_CHARS else CUT + text[-SUMMARY_TEXT_CHARS:])
+
+
+def _say(text, language: str) -> str:
+    """A catalog message (or text) in ``language`` as Markdown: the template's text and each fact escaped apart."""
+    return render(text, language, _summary_text)
 
 
 def _header_row(language: str) -> str:
     names = [msg("Question"), msg("Function"), msg("Score"), msg("Tests passed"), msg("Feedback")]
-    return "| " + " | ".join(_cell(render(name, language)) for name in names) + " |"
+    return "| " + " | ".join(_say(name, language) for name in names) + " |"
+
+
+def _question_row(question: QuestionScore, language: str) -> str:
+    lines = question_feedback(question, language, _summary_text)
+    feedback = MARKDOWN_LINE_BREAK.join(lines) if lines else _say(msg("all tests passed"), language)
+    return (f"| Q{question.number} | {markdown_code(question.function)} | {question.score:g} / {question.points:g} "
+            f"| {question.passed}/{len(question.tests)} | {feedback} |")
 
 
 def summary_markdown(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
-    """The job summary in ``language``: the score, then one row per question with what failed and the likely bugs."""
-    lines = [f"## {result.assignment_id}: {result.score:g} / {result.max_score:g}", ""]
+    """The job summary in ``language``: the score, then one row per question with what failed and the likely bugs.
+
+    Every text, the student's above all (messages, tracebacks, names), is Markdown that
+    shows it as it is (:func:`autograder.escape.markdown`): no tag, link, image or table
+    cell can come out of it. A text longer than :data:`SUMMARY_TEXT_CHARS` shows its end.
+
+    Parameters
+    ----------
+    result : GradeResult
+        The graded submission.
+    language : str, optional
+        The language of the summary.
+
+    Returns
+    -------
+    str
+        GitHub-flavoured Markdown, ending with a newline.
+    """
+    lines = [f"## {markdown(result.assignment_id)}: {result.score:g} / {result.max_score:g}", ""]
     if result.load_error:
-        lines += [f"**{render(msg('Not graded:'), language)}** {_cell(render(result.load_error, language))}", ""]
-    lines += ["- " + _cell(render(msg("penalty: {percent} for {reason}", percent=f"{p.fraction:.0%}", reason=p.reason), language))
+        lines += [f"**{_say(msg('Not graded:'), language)}** {_say(result.load_error, language)}", ""]
+    lines += ["- " + _say(msg("penalty: {percent} for {reason}", percent=f"{p.fraction:.0%}", reason=p.reason), language)
               for p in result.penalties]
     lines += ["", _header_row(language), "| --- | --- | --- | --- | --- |"]
-    for q in result.questions:
-        feedback = "<br>".join(_cell(line) for line in question_feedback(q, language)) \
-            or render(msg("all tests passed"), language)
-        lines.append(f"| Q{q.number} | `{q.function}` | {q.score:g} / {q.points:g} | {q.passed}/{len(q.tests)} | {feedback} |")
+    lines += [_question_row(q, language) for q in result.questions]
     return "\n".join(lines) + "\n"
 
 
 def step_outputs(result: GradeResult) -> dict[str, str]:
-    """The step's outputs (``key=value`` lines of ``$GITHUB_OUTPUT``)."""
-    return {"score": f"{result.score:g}", "max_score": f"{result.max_score:g}", "diagnoses": ",".join(result.diagnoses)}
+    """The step's outputs (``key=value`` lines of ``$GITHUB_OUTPUT``): every value one line."""
+    diagnoses = ",".join(clean_name(bug) for bug in result.diagnoses)  # one line: no value can add an output
+    return {"score": f"{result.score:g}", "max_score": f"{result.max_score:g}", "diagnoses": diagnoses}
 
 
 def _append(variable: str, text: str) -> None:
@@ -79,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     options.results.write_text(RESULTS_FORMAT.render(result, options.lang), encoding="utf-8")
     _append(SUMMARY_ENV, summary_markdown(result, options.lang))
     _append(OUTPUT_ENV, "".join(f"{key}={value}\n" for key, value in step_outputs(result).items()))
-    print(f"{result.assignment_id}: {result.score:g} / {result.max_score:g}")
+    print(f"{terminal_text(result.assignment_id)}: {result.score:g} / {result.max_score:g}")
     return 0
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from autograder.config import load_course
+from autograder.escape import json_document
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 OUTPUT_FORMATS = ("text", "html", "simple_format", "md", "ansi")
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         print("results.json does not match Gradescope's format:\n" + "\n".join(problems), file=sys.stderr)
         return 1
-    options.results.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    options.results.write_text(json_document(data), encoding="utf-8")
     return 0
 
 

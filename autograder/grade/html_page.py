@@ -3,13 +3,14 @@
 No script, no font, no style sheet and no image is fetched: the styles are inline, the
 images are ``data:`` URIs, and the page's Content-Security-Policy forbids anything else,
 so a page opened from a mail or a course site loads nothing from the network. Every text
-that comes from a student goes through :func:`esc`.
+that comes from a student goes through :func:`autograder.escape.html_text`.
 """
 
 from __future__ import annotations
 
 import base64
-import html
+
+from autograder.escape import html_text
 
 #: Nothing but inline styles and data: images may load.
 CONTENT_SECURITY_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -41,18 +42,13 @@ ul { padding-left: 1.25rem; }
 """
 
 
-def esc(text: object) -> str:
-    """``text`` as HTML text or attribute value (student text is untrusted)."""
-    return html.escape(str(text), quote=True)
-
-
 def png_data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def image(png: bytes, alt: str, css_class: str) -> str:
     """An inline ``<img>`` of a PNG."""
-    return f'<img class="{esc(css_class)}" alt="{esc(alt)}" src="{png_data_uri(png)}">'
+    return f'<img class="{html_text(css_class)}" alt="{html_text(alt)}" src="{png_data_uri(png)}">'
 
 
 def score_bar(score: float, maximum: float) -> str:
@@ -66,8 +62,8 @@ def page(title: str, body: str, lang: str = "en") -> str:
     """A whole HTML document around ``body`` (already HTML), with ``title`` escaped."""
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="{esc(lang)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<html lang="{html_text(lang)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
-        f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+        f"<title>{html_text(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
     )

@@ -6,15 +6,16 @@ text: the expected attention weights beside the student's for the worked example
 one failing call of each question, and the table of the variance experiment. A pure
 function of the :class:`~autograder.grade.result.GradeResult` and a language, like every
 format: every label and message comes from the message catalog, rendered with each fact
-escaped (:func:`autograder.i18n.render` with :func:`~autograder.grade.html_page.esc`).
+escaped (:func:`autograder.i18n.render` with :func:`autograder.escape.html_text`).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from autograder.escape import html_text
 from autograder.grade.figures import VarianceRow, WeightsFigure
-from autograder.grade.html_page import esc, image, page, score_bar
+from autograder.grade.html_page import image, page, score_bar
 from autograder.grade.report import by_message, carried_note, description, question_diagnoses
 from autograder.grade.result import GradeResult
 from autograder.i18n import msg, msg_n, render
@@ -35,14 +36,14 @@ def _points(value: float) -> str:
 
 def _say(message, language: str) -> str:
     """A catalog message (or text) in ``language`` as HTML: the template's text and each fact escaped apart."""
-    return render(message, language, esc)
+    return render(message, language, html_text)
 
 
 def _header(result: GradeResult, language: str) -> str:
     score = msg("Score: {score} / {max_score}", score=_points(result.score), max_score=_points(result.max_score))
     parts = [
-        f"<h1>{esc(result.assignment_id)}</h1>",
-        f'<p class="muted">{esc(result.origin)}</p>',
+        f"<h1>{html_text(result.assignment_id)}</h1>",
+        f'<p class="muted">{html_text(result.origin)}</p>',
         f'<p class="score">{_say(score, language)}</p>',
         score_bar(result.score, result.max_score),
     ]
@@ -58,7 +59,7 @@ def _header(result: GradeResult, language: str) -> str:
 def _failures(question: QuestionScore, language: str) -> str:
     items = []
     for message, tests in by_message(question.failed_tests).items():
-        what = esc(description(tests[0].description, language)) if len(tests) == 1 \
+        what = html_text(description(tests[0].description, language)) if len(tests) == 1 \
             else _say(msg_n("{n} test", "{n} tests", len(tests)), language)
         items.append(f"<li>{what}<pre>{_say(message, language)}</pre></li>")
     return f"<h3>{_say(msg('What failed'), language)}</h3>\n<ul>{''.join(items)}</ul>" if items else ""
@@ -66,7 +67,7 @@ def _failures(question: QuestionScore, language: str) -> str:
 
 def _diagnoses(question: QuestionScore, language: str) -> str:
     return "\n".join(
-        f'<div class="diagnosis"><strong>{_say(msg("Likely bug"), language)}</strong> <code>{esc(bug)}</code><br>'
+        f'<div class="diagnosis"><strong>{_say(msg("Likely bug"), language)}</strong> <code>{html_text(bug)}</code><br>'
         f'{_say(hint, language)}</div>'
         for bug, hint in question_diagnoses(question).items()
     )
@@ -137,11 +138,11 @@ def _question(question: QuestionScore, language: str) -> str:
         if question.tests else msg("not run")
     parts = [
         f'<section class="question" id="q{question.number}">',
-        f'<h2>Q{question.number} <code>{esc(question.function)}</code> '
+        f'<h2>Q{question.number} <code>{html_text(question.function)}</code> '
         f'<span class="{state}">{_points(question.score)} / {_points(question.points)}</span></h2>',
         score_bar(question.score, question.points),
         f'<p class="muted">{_say(counts, language)}</p>',
-        *[f'<div class="note">{line}</div>' for line in carried_note(question, language, esc)],
+        *[f'<div class="note">{line}</div>' for line in carried_note(question, language, html_text)],
         _failures(question, language), _diagnoses(question, language), _figures(question, language),
         _variance(question, language),
         "</section>",

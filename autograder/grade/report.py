@@ -4,15 +4,15 @@ The formats are held as data in :data:`autograder.grade.formats.FORMATS`, the on
 the command line, the gradebook's feedback files and the exports derive from; each renders
 a pure function of the result and a language. What students read (labels, messages, hints,
 descriptions) comes from the message catalog in that language (:mod:`autograder.i18n`); ids,
-numbers, function names and the JSON record stay the same in every language.
+numbers, function names and the JSON record stay the same in every language. Every text
+reaches its format through that format's function of :mod:`autograder.escape`.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from xml.etree import ElementTree
 
+from autograder.escape import json_document, terminal_text, xml_text
 from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
 from autograder.i18n import entry, msg, msg_n, render
@@ -25,8 +25,8 @@ VISIBLE = "visible"
 JUNIT_MESSAGE_CHARS = 200
 #: Indent of feedback under its question in the text report (every line of it).
 FEEDBACK_INDENT = "       "
-#: Characters XML 1.0 cannot hold (student text is cleaned before; this keeps the XML valid regardless).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: How Gradescope shows an output or a name: as plain text, never as HTML or Markdown.
+GRADESCOPE_TEXT = "text"
 
 
 def _points(value: float) -> str:
@@ -61,16 +61,32 @@ def description(text: str, language: str = SOURCE_LANGUAGE) -> str:
     return render(entry(text), language).rstrip(".。")
 
 
-def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE) -> list[str]:
-    """Lines explaining a question: each failed test and why, the named bugs once, and carried results."""
-    lines = [f"- {line}" for line in carried_note(question, language)]
+def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None) -> list[str]:
+    """Lines explaining a question: each failed test and why, the named bugs once, and carried results.
+
+    Parameters
+    ----------
+    question : QuestionScore
+        The question.
+    language : str, optional
+        The language of the lines.
+    escape : callable, optional
+        A function of :mod:`autograder.escape` applied to every text and fact (the lines of
+        a Markdown or HTML output); None gives plain text.
+
+    Returns
+    -------
+    list of str
+        One line per carried note, per failure message (``- ...``) and per named bug.
+    """
+    lines = [f"- {line}" for line in carried_note(question, language, escape)]
     for message, tests in by_message(question.failed_tests).items():
         if len(tests) == 1:
             line = msg("{description}: {message}", description=description(tests[0].description, language), message=message)
         else:
             line = msg_n("{n} test: {message}", "{n} tests: {message}", len(tests), message=message)
-        lines.append(f"- {render(line, language)}")
-    lines += [render(msg("Likely bug [{id}]: {hint}", id=bug, hint=hint), language)
+        lines.append(f"- {render(line, language, *_escaping(escape))}")
+    lines += [render(msg("Likely bug [{id}]: {hint}", id=bug, hint=hint), language, *_escaping(escape))
               for bug, hint in question_diagnoses(question).items()]
     return lines
 
@@ -106,12 +122,12 @@ def _question_line(q: QuestionScore, language: str) -> str:
     mark = (passed if q.score == q.points else failed).ljust(max(len(passed), len(failed)))
     counts = render(msg("{passed}/{total} tests", passed=str(q.passed), total=str(len(q.tests))) if q.tests
                     else msg("not run"), language)
-    return f"{mark} Q{q.number} {q.function:<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})"
+    return f"{mark} Q{q.number} {terminal_text(q.function):<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})"
 
 
 def to_text(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """A readable report, one block per question."""
-    lines = [f"{result.assignment_id}: {render(result.origin, language)}", *_summary_lines(result, language), ""]
+    lines = [f"{terminal_text(result.assignment_id)}: {render(result.origin, language)}", *_summary_lines(result, language), ""]
     for q in result.questions:
         lines.append(_question_line(q, language))
         lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q, language)]
@@ -127,7 +143,7 @@ def to_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
 
 def to_json(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """The instructor's record as JSON: stable English and ids, whatever ``language`` is asked."""
-    return json.dumps(to_dict(result), indent=2) + "\n"
+    return json_document(to_dict(result))
 
 
 def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
@@ -140,11 +156,13 @@ def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> 
         tests.append(
             {
                 "name": f"Q{q.number} {q.function}",
+                "name_format": GRADESCOPE_TEXT,
                 "number": str(q.number),
                 "score": q.score,
                 "max_score": q.points,
                 "status": "passed" if q.score == q.points else "failed",
                 "output": "\n".join(feedback),
+                "output_format": GRADESCOPE_TEXT,
                 "visibility": VISIBLE,
                 "extra_data": {
                     "diagnoses": list(question_diagnoses(q)),
@@ -157,6 +175,7 @@ def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> 
         "score": result.score,
         "execution_time": round(result.execution_time, TIME_DECIMALS),
         "output": "\n".join(_summary_lines(result, language)),
+        "output_format": GRADESCOPE_TEXT,
         "visibility": VISIBLE,
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -170,11 +189,8 @@ def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> 
 
 
 def to_gradescope(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
-    return json.dumps(to_gradescope_dict(result, language), indent=2) + "\n"
-
-
-def _xml(text: str) -> str:
-    return _NOT_XML.sub("", text)
+    """Gradescope's results.json as a JSON document (every text cleaned of display steering)."""
+    return json_document(to_gradescope_dict(result, language))
 
 
 def _count_attributes(element: ElementTree.Element) -> None:
@@ -192,18 +208,20 @@ def to_junit(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     Every count (``tests``, ``failures``, ``errors``) is the number of elements it counts; a
     submission that could not be loaded is one ``error`` testcase per question.
     """
-    root = ElementTree.Element("testsuites", name=result.assignment_id, time=f"{result.execution_time:.3f}")
+    root = ElementTree.Element("testsuites", name=xml_text(result.assignment_id), time=f"{result.execution_time:.3f}")
     for q in result.questions:
-        suite = ElementTree.SubElement(root, "testsuite", name=f"Q{q.number} {q.function}")
+        function = xml_text(q.function)
+        suite = ElementTree.SubElement(root, "testsuite", name=f"Q{q.number} {function}")
         for t in q.tests:
-            case = ElementTree.SubElement(suite, "testcase", classname=q.function, name=t.name)
+            case = ElementTree.SubElement(suite, "testcase", classname=function, name=xml_text(t.name))
             if not t.passed:
-                message = _xml(render(t.message, language))
-                failure = ElementTree.SubElement(case, "failure", message=message[:JUNIT_MESSAGE_CHARS], type=t.kind or "failed")
-                failure.text = "\n".join([message, *[_xml(f"[{d.id}] {render(d.hint, language)}") for d in t.diagnoses]])
+                message = xml_text(render(t.message, language))
+                failure = ElementTree.SubElement(case, "failure", message=message[:JUNIT_MESSAGE_CHARS],
+                                                 type=xml_text(t.kind or "failed"))
+                failure.text = "\n".join([message, *[xml_text(f"[{d.id}] {render(d.hint, language)}") for d in t.diagnoses]])
         if result.load_error:
-            case = ElementTree.SubElement(suite, "testcase", classname=q.function, name="load")
-            error = _xml(render(result.load_error, language))
+            case = ElementTree.SubElement(suite, "testcase", classname=function, name="load")
+            error = xml_text(render(result.load_error, language))
             ElementTree.SubElement(case, "error", message=error[:JUNIT_MESSAGE_CHARS]).text = error
         _count_attributes(suite)
     _count_attributes(root)

@@ -3,7 +3,8 @@
 A table of the class (a score per assignment, the total, the reasons), a histogram of the
 scores of every question, and the most frequent diagnoses with their hints and how many
 students each concerns. Read from the gradebook's canonical records; one self-contained
-HTML file (images inline), like the students' feedback pages.
+HTML file (images inline), like the students' feedback pages. Every text goes through
+:func:`autograder.escape.html_text`; student ids are one line first (``\x0a`` for a newline).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.config import Course
+from autograder.escape import html_text
 from autograder.gradebook.export import score_table
 from autograder.gradebook.reasons import row_reasons
 from autograder.gradebook.store import GradebookRow
-from autograder.grade.html_page import esc, image, page
-from autograder.student_text import clean_name, clean_text
+from autograder.grade.html_page import image, page
+from autograder.student_text import clean_name
 
 #: Diagnoses listed, most frequent first.
 TOP_DIAGNOSES = 10
@@ -66,12 +68,12 @@ def frequent_diagnoses(rows: list[GradebookRow], top: int = TOP_DIAGNOSES) -> li
 def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> str:
     reasons = {(r.student, r.assignment): "; ".join(row_reasons(r)) for r in rows}
     maxima = {a.id: a.max_points for a in course.assignments}
-    head = "".join(f"<th>{esc(i)}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>" for i in ids)
+    head = "".join(f"<th>{html_text(i)}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>" for i in ids)
     lines = []
     for record in score_table(rows, ids):
         cells = "".join("<td class=\"muted\">missing</td>" if record[i] is None else f"<td>{record[i]:g}</td>" for i in ids)
-        why = " | ".join(esc(clean_text(reasons[(record["student"], i)])) for i in ids if reasons.get((record["student"], i)))
-        lines.append(f"<tr><td>{esc(clean_name(record['student']))}</td>{cells}<td>{record['total']:g}</td>"
+        why = " | ".join(html_text(reasons[(record["student"], i)]) for i in ids if reasons.get((record["student"], i)))
+        lines.append(f"<tr><td>{html_text(clean_name(record['student']))}</td>{cells}<td>{record['total']:g}</td>"
                      f"<td class=\"text\">{why}</td></tr>")
     return (f'<h2>The class</h2><div class="table"><table><tr><th>student</th>{head}<th>total</th><th>reasons</th></tr>'
             f'{"".join(lines)}</table></div>')
@@ -85,7 +87,7 @@ def _histograms(course: Course, rows: list[GradebookRow], ids: list[str]) -> str
         scores = question_scores(rows, assignment.id)
         if not scores:
             continue
-        parts.append(f"<h3>{esc(assignment.id)}: {esc(assignment.title)}</h3>")
+        parts.append(f"<h3>{html_text(assignment.id)}: {html_text(assignment.title)}</h3>")
         for number, question in enumerate(assignment.questions, start=1):
             points, found = scores.get(question.function, (question.points, []))
             title = f"Q{number} {question.function} ({len(found)} students, out of {points:g})"
@@ -100,7 +102,7 @@ def _diagnoses(rows: list[GradebookRow]) -> str:
         return "<h2>Most frequent diagnoses</h2><p>No known bug was named.</p>"
     cards = "".join(
         f'<div class="diagnosis"><strong>{d.students} student{"s" if d.students > 1 else ""}</strong> · '
-        f'<code>{esc(d.id)}</code> <span class="muted">({esc(d.assignment)})</span><br>{esc(d.hint)}</div>'
+        f'<code>{html_text(d.id)}</code> <span class="muted">({html_text(d.assignment)})</span><br>{html_text(d.hint)}</div>'
         for d in found
     )
     return ("<h2>Most frequent diagnoses</h2><p class=\"muted\">What to re-teach: the bugs most students' code shows.</p>"
@@ -112,7 +114,7 @@ def class_report(course: Course, rows: list[GradebookRow], title: str = "Class r
     ids = [a.id for a in course.assignments if any(r.assignment == a.id for r in rows)]
     students = len({r.student for r in rows})
     body = "\n".join([
-        f"<h1>{esc(title)}</h1>",
+        f"<h1>{html_text(title)}</h1>",
         f'<p class="muted">{students} students, {len(rows)} graded entries ({sum(r.status != "graded" for r in rows)} not graded).</p>',
         _diagnoses(rows), _histograms(course, rows, ids), _class_table(course, rows, ids),
     ])

@@ -6,18 +6,19 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from autograder.escape import csv_cell, html_text, json_document
 from autograder.grade.record import from_record
 from autograder.grade.formats import FORMATS
 from autograder.gradebook.folders import feedback_folders, safe_name  # noqa: F401 - safe_name is imported from here
+from autograder.grade.report import GRADESCOPE_TEXT
 from autograder.gradebook.store import GradebookRow
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import SCORE_DECIMALS
-from autograder.student_text import clean_name, clean_text, spreadsheet_safe
+from autograder.student_text import clean_name
 
 #: The file of the feedback folder that maps each student to their folder.
 STUDENTS_CSV = "students.csv"
@@ -47,11 +48,11 @@ def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path) -
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["student", *assignment_ids, "total", MISSING_COLUMN])
-        writer.writeheader()
+        writer.writerow({name: csv_cell(name) for name in writer.fieldnames})
         for record in score_table(rows, assignment_ids):
             missing = " ".join(a for a in assignment_ids if record[a] is None)
             cells = {k: (0.0 if v is None else v) for k, v in record.items()}
-            writer.writerow({k: spreadsheet_safe(v) for k, v in {**cells, MISSING_COLUMN: missing}.items()})
+            writer.writerow({k: csv_cell(v) for k, v in {**cells, MISSING_COLUMN: missing}.items()})
     return path
 
 
@@ -81,7 +82,7 @@ def write_students_csv(rows: list[GradebookRow], out_dir: Path, folders: dict[st
         writer = csv.writer(handle)
         writer.writerow(["student", "folder"])
         for student in sorted({row.student for row in rows}):
-            writer.writerow([spreadsheet_safe(student), spreadsheet_safe(folders[student])])
+            writer.writerow([csv_cell(student), csv_cell(folders[student])])
     return path
 
 
@@ -148,14 +149,14 @@ def _not_graded(format_name: str, row: GradebookRow, language: str = SOURCE_LANG
 
     The grader's error is the instructor's (English) text, quoted as it is.
     """
-    message = clean_text(row.error) if row.error else render(msg("not graded"), language)
+    message = row.error or render(msg("not graded"), language)
     if format_name == "gradescope":
         output = render(msg("Not graded: {error}", error=message), language)
-        return json.dumps({"score": 0.0, "output": output, "tests": []}, indent=2, ) + "\n"
+        return json_document({"score": 0.0, "output": output, "output_format": GRADESCOPE_TEXT, "tests": []})
     if format_name == "html":
-        from autograder.grade.html_page import esc, page
+        from autograder.grade.html_page import page
 
         title = render(msg("{assignment}: not graded", assignment=row.assignment), language)
-        return page(title, f"<h1>{esc(row.assignment)}</h1><p>{esc(render(msg('Not graded:'), language))}</p>"
-                           f"<pre>{esc(message)}</pre>", lang=language)
+        return page(title, f"<h1>{html_text(row.assignment)}</h1><p>{html_text(render(msg('Not graded:'), language))}</p>"
+                           f"<pre>{html_text(message)}</pre>", lang=language)
     return render(msg("Not graded: {error}", error=message), language) + "\n"

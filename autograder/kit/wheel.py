@@ -32,6 +32,7 @@ KIT_MODULES = (
     "autograder/cli_common.py",
     "autograder/config.py",
     "autograder/entry.py",
+    "autograder/escape.py",
     "autograder/errors.py",
     "autograder/file_stamp.py",
     "autograder/inputs.py",

@@ -13,6 +13,7 @@ from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.export import TARGETS, ExportContext, export_to
 from autograder.export.corpus import corpus
 from autograder.export.github import WORKFLOW
+from tests.autograder.hostile_text import rendered_markdown
 
 COURSE = load_course()
 IDS = tuple(a.id for a in COURSE.assignments)
@@ -80,7 +81,8 @@ def test_the_grading_step_reports_a_buggy_submissions_diagnoses_and_still_succee
     done, summary, outputs = _run_step(export, tmp_path, _entries()["dana"].notebook)
     assert done.returncode == 0, done.stderr  # a low score is no failure of the job
     assert float(outputs["score"]) < ASSIGNMENT.max_points and "attention.scale_by_dk" in outputs["diagnoses"]
-    assert "attention.scale_by_dk" in summary and "| Q3 | `scaled_dot_product_attention` |" in summary
+    assert "attention.scale_by_dk" in rendered_markdown(summary).text  # as GitHub shows it
+    assert "| Q3 | `scaled_dot_product_attention` |" in summary
 
 
 def test_a_grader_error_fails_the_step(export, tmp_path):
@@ -104,7 +106,7 @@ def test_a_github_export_in_chinese_writes_the_summary_and_results_in_chinese(tm
     export_to(TARGETS["github"], ExportContext(COURSE, DEFAULT_COURSE_FILE, (ASSIGNMENT.id,), language="zh"), out)
     done, summary, outputs = _run_step(out, tmp_path, _entries()["dana"].notebook)
     assert done.returncode == 0, done.stderr
-    assert render(msg("Question"), "zh") in summary and "attention.scale_by_dk" in summary
+    assert render(msg("Question"), "zh") in summary and "attention.scale_by_dk" in rendered_markdown(summary).text
     assert "attention.scale_by_dk" in outputs["diagnoses"]
     results = json.loads((tmp_path / "repo" / "results.json").read_text(encoding="utf-8"))
     assert results["output"].startswith(render(msg("Score: {score} / {max_score}", score=outputs["score"],
