@@ -15,7 +15,6 @@ population values alone, returned as constants, pass nothing.
 
 import math
 
-import numpy as np
 import pytest
 
 from autograder.grade.estimates import expect_estimates

@@ -13,7 +13,6 @@ tests/autograder/hidden_tests/test_hw4_population.py.
 
 import math
 
-import numpy as np
 import pytest
 
 from autograder.grade.estimates import expect_estimates

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import struct
 import subprocess
 import sys
