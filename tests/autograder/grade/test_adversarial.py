@@ -568,7 +568,14 @@ SIDESTEPS = {
                            '("__imp" + "ort__")("os")', "__builtins__"),
     "builtins_subscript": ('helper = (__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__))'
                            '["__imp" + "ort__"]("os")', "__builtins__"),
+    "builtins_of_an_allowed_module": ('import dataclasses\nhelper = getattr(dataclasses.builtins, "__imp" + "ort__")("os")',
+                                      "builtins"),
+    "computed_attribute": ('import dataclasses\nhelper = getattr(dataclasses, "ins" + "pect")', "getattr"),
+    "namespace": ('import dataclasses\nhelper = vars(dataclasses)["ins" + "pect"]', "vars"),
+    "object_graph": ('helper = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "Popen"]', "__class__"),
 }
+#: Words of the reasons above: each penalty says why in plain words.
+SIDESTEP_WORDS = ("computed", "string", "builtins", "importlib", "namespace", "object graph")
 
 
 @pytest.mark.parametrize("sidestep", SIDESTEPS)
@@ -579,8 +586,25 @@ def test_dynamic_code_is_disallowed_like_an_import_with_the_same_penalty(tmp_pat
     assert reported in result.import_violations
     assert result.score == pytest.approx(FULL * (1 - LIMITS.disallowed_import_penalty))
     (penalty,) = result.penalties
-    assert reported in penalty.reason and ("computed" in penalty.reason or "string" in penalty.reason
-                                           or "builtins" in penalty.reason or "importlib" in penalty.reason)
+    assert reported in penalty.reason and any(word in penalty.reason for word in SIDESTEP_WORDS)
+
+
+#: The red team's attack: os through an allowed module's attributes, and the plain import it amounts to.
+CHAIN_TO_OS = 'import dataclasses\nprint("reached", dataclasses.inspect.os.name)'
+IMPORT_OS = 'import os\nprint("reached", os.name)'
+
+
+def test_an_attribute_chain_to_os_costs_what_importing_os_costs(tmp_path):
+    honest = _grade(tmp_path, SOLUTION)
+    chained = _grade(tmp_path, SOLUTION + "\n" + CHAIN_TO_OS + "\n")
+    imported = _grade(tmp_path, SOLUTION + "\n" + IMPORT_OS + "\n")
+    assert honest.score == FULL and honest.penalties == () and honest.import_violations == ()
+    assert "reached posix" in chained.student_output and "reached posix" in imported.student_output  # both got os
+    assert chained.raw_score == imported.raw_score == FULL
+    assert chained.score == imported.score == pytest.approx(FULL * (1 - LIMITS.disallowed_import_penalty))
+    assert {"inspect", "os"} <= set(chained.import_violations)
+    (penalty,) = chained.penalties
+    assert f"os (line {len(SOLUTION.splitlines()) + 3})" in penalty.reason
 
 
 # --- late days from a trusted source, never from times the student's archive restores ---------------------
