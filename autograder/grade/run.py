@@ -1,13 +1,15 @@
 """Run a suite against one submission in the sandbox: the sequence ``check`` and ``grade`` share.
 
-Read the files (no code runs), parse them, start the sandboxed worker (the submission is
-imported there, never here), run the suite with a proxy to the worker. Every failure of
-the submission becomes a ``load_error``; only grader failures raise.
+Read the files and check their syntax (no code runs; in a forked child given the
+submission's time budget, see :mod:`autograder.submission.bounded`), start the sandboxed
+worker (the submission is imported there, never here), run the suite with a proxy to the
+worker. Every failure of the submission becomes a ``load_error``; only grader failures raise.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,8 +22,9 @@ from autograder.grade.tolerance import Tolerance
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
 from autograder.paths import ASSIGNMENTS_DIR
-from autograder.submission import read_submission
-from autograder.submission.locate import ReleaseStubs, release_stubs
+from autograder.submission import SubmissionSource, read_submission
+from autograder.submission.bounded import read_bounded
+from autograder.submission.locate import ReleaseStubs, release_stubs, shown
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,40 @@ class SuiteRun:
     student_output: str = ""
     load_notes: tuple[str, ...] = ()  # a graded notebook cell that does not parse, statements skipped at import
     real_path: str = ""  # the file checked, as on disk
+
+
+def _read_and_check(assignment: Assignment, path: Path, stubs: ReleaseStubs, exclude: tuple[Path, ...]) -> SubmissionSource:
+    """The submission's source, once it is known to parse (what the bounded child does).
+
+    Raises
+    ------
+    LoadFailed
+        When it cannot be read, or does not parse.
+    """
+    source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude)
+    parse_source(source.source, source.origin)
+    return source
+
+
+def read_and_parse(
+    course: Course, assignment: Assignment, path: Path, stubs: ReleaseStubs, exclude: tuple[Path, ...] = (),
+) -> tuple[SubmissionSource, ast.Module]:
+    """The submission at ``path`` read and parsed, the reading bounded by its time budget (no code runs).
+
+    The child that reads it (:func:`~autograder.submission.bounded.read_bounded`) gets
+    ``submission_timeout_s``; once it has parsed the source, the grader's own parse of the
+    same source takes as long.
+
+    Raises
+    ------
+    LoadFailed
+        When it cannot be read, is too large, takes too long to read, or does not parse.
+    AmbiguousSubmission
+        When a person must say which file is the submission.
+    """
+    read = functools.partial(_read_and_check, assignment, Path(path), stubs, exclude)
+    source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name))
+    return source, parse_source(source.source, source.origin)
 
 
 def run_on_submission(
@@ -60,10 +97,7 @@ def run_on_submission(
     if stubs is None:
         stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
     try:
-        source = read_submission(
-            Path(path), assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude
-        )
-        tree = parse_source(source.source, source.origin)
+        source, tree = read_and_parse(course, assignment, path, stubs, exclude)
     except LoadFailed as error:
         return SuiteRun(origin=Path(path).name, load_error=error.student_message)
     tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)

@@ -97,8 +97,10 @@ KIT_MODULES = (
     "autograder/sandbox/worker.py",
     "autograder/sandbox/zygote.py",
     "autograder/submission/__init__.py",
+    "autograder/submission/bounded.py",
     "autograder/submission/locate.py",
     "autograder/submission/notebook_code.py",
+    "autograder/submission/stubs.py",
 )
 #: The distributions the kit needs (numpy and pytest run the checks; the rest is the command line and the
 #: sandbox); their version ranges are the project's own, read from pyproject.toml.

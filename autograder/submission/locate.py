@@ -18,9 +18,7 @@ Which file of a folder or zip is graded (:func:`choose`):
 
 from __future__ import annotations
 
-import ast
 import functools
-import hashlib
 import io
 import os
 import zipfile
@@ -30,16 +28,20 @@ from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from autograder.errors import AmbiguousSubmission, LoadFailed
-from autograder.file_stamp import CACHED_PER_KIND, stamps
 from autograder.i18n import Message, N_, msg
 from autograder.languages import file_names_in_every_language
 from autograder.student_text import clean_name, clean_text
-from autograder.submission.notebook_code import NotebookError, extract_notebook, notebook_to_module
+from autograder.submission.notebook_code import CodeCell, NotebookError, extract_cells, gradable_source, notebook_cells
+from autograder.submission.stubs import ReleaseStubs, notebook_code_digest, release_stubs, stub_digest  # noqa: F401 - also read from here
 
 #: Largest submission file read, and largest total unpacked from a zip.
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MAX_ZIP_MEMBERS = 200
 MAX_ZIP_UNPACKED_BYTES = 20 * 1024 * 1024
+#: Most code graded: a module's bytes, or the bytes of a notebook's code cells (its outputs and
+#: prose do not count); twenty times the largest solution module. More is "too large to grade",
+#: said before any of it is parsed: reading and parsing this much takes the grader about a second.
+MAX_CODE_BYTES = 256 * 1024
 SUFFIXES = (".py", ".ipynb")
 
 
@@ -53,103 +55,6 @@ class SubmissionSource:
     kind: str  # "module" or "notebook"
     notes: tuple[str, ...] = ()  # what the student should know about reading it (a graded cell that does not parse)
     real_path: str = field(default="", compare=False)  # the file on disk (a zip's member after a colon)
-
-
-@dataclass(frozen=True)
-class ReleaseStubs:
-    """What the release hands students, to tell a changed file from an untouched one.
-
-    Attributes
-    ----------
-    module : str or None
-        The stub module's text.
-    notebook_code : str or None
-        The gradable code of the stub notebook (see :func:`notebook_to_module`).
-    functions : tuple of str
-        The graded functions (what a notebook's gradable code keeps).
-    """
-
-    module: str | None = None
-    notebook_code: str | None = None
-    functions: tuple[str, ...] | None = None
-    module_digest: str | None = None
-    notebook_code_digest: str | None = None
-
-    def knows(self, name: str) -> bool:
-        """Whether there is a stub (its text or its digest) of the kind of file ``name`` is."""
-        if name.endswith(".ipynb"):
-            return self.notebook_code is not None or self.notebook_code_digest is not None
-        return self.module is not None or self.module_digest is not None
-
-    def is_module(self, text: str) -> bool:
-        """Whether ``text`` is the stub module (whitespace at line ends aside)."""
-        if self.module is not None:
-            return _normalised(text) == _normalised(self.module)
-        return self.module_digest is not None and stub_digest(text) == self.module_digest
-
-    def is_notebook_code(self, code: str) -> bool:
-        """Whether ``code`` is the gradable code of the stub notebook, its docstrings (translated or not) aside."""
-        if self.notebook_code is not None:
-            return _same_notebook_code(code, self.notebook_code)
-        return self.notebook_code_digest is not None and notebook_code_digest(code) == self.notebook_code_digest
-
-
-def stub_digest(text: str) -> str:
-    """SHA-256 of a text with whitespace at line ends ignored: how a release remembers its stubs."""
-    return hashlib.sha256(_normalised(text).encode("utf-8", errors="surrogatepass")).hexdigest()
-
-
-def notebook_code_digest(code: str) -> str:
-    """The digest a release keeps of its stub notebook's gradable code: docstrings aside, so the
-    notebook in every language has the same one (see :func:`stub_digest`)."""
-    try:
-        return stub_digest(_without_docstrings(code))
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return stub_digest(code)
-
-
-def release_stubs(release_dir: Path, module_file: str, notebook_file: str, functions=None) -> ReleaseStubs:
-    """The stubs of a built release folder (missing files are simply unknown); read once while the files stay the same."""
-    functions = tuple(functions) if functions is not None else None
-    module, notebook = release_dir / module_file, release_dir / notebook_file
-    return _release_stubs(module, notebook, functions, stamps((module, notebook)))
-
-
-@functools.lru_cache(maxsize=CACHED_PER_KIND)
-def _release_stubs(module: Path, notebook: Path, functions: tuple[str, ...] | None, _stamps: tuple) -> ReleaseStubs:
-    module_text = module.read_text(encoding="utf-8") if module.is_file() else None
-    try:
-        notebook_code = notebook_to_module(notebook.read_text(encoding="utf-8"), functions) if notebook.is_file() else None
-    except NotebookError:
-        notebook_code = None
-    return ReleaseStubs(module_text, notebook_code, functions)
-
-
-def _normalised(text: str) -> str:
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
-
-
-#: Nodes whose first statement may be a docstring.
-_DOCUMENTED = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def _without_docstrings(code: str) -> str:
-    """The code's syntax tree without docstrings: what a notebook in every language shares."""
-    tree = ast.parse(code)
-    for node in ast.walk(tree):
-        if isinstance(node, _DOCUMENTED) and ast.get_docstring(node, clean=False) is not None:
-            node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
-
-
-def _same_notebook_code(code: str, stub_code: str) -> bool:
-    """Whether a notebook's gradable code is the stub's, its docstrings (translated or not) aside."""
-    if code == stub_code:
-        return True
-    try:
-        return _without_docstrings(code) == _without_docstrings(stub_code)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return False
 
 
 def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStubs) -> bool:
@@ -166,10 +71,13 @@ def is_untouched_stub(name: str, read: Callable[[str], bytes], stubs: ReleaseStu
         return False
     if name.endswith(".ipynb"):
         try:
-            return stubs.is_notebook_code(notebook_to_module(text, stubs.functions))
+            cells = notebook_cells(text)
+            if code_bytes(cells) > MAX_CODE_BYTES:
+                return False  # more code than is graded: certainly not the stub
+            return stubs.is_notebook_code(gradable_source([cell.source for cell in cells], stubs.functions))
         except NOTEBOOK_PARSE_ERRORS:
             return False  # unreadable: certainly not the stub
-    return stubs.is_module(text)
+    return len(data) <= MAX_CODE_BYTES and stubs.is_module(text)
 
 
 def shown(name: str) -> str:
@@ -197,6 +105,24 @@ _UNREADABLE = {
 NOTEBOOK_PARSE_ERRORS = (NotebookError, TypeError, ValueError, AttributeError, RecursionError, MemoryError)
 
 
+def code_bytes(cells: list[CodeCell]) -> int:
+    """The bytes of code of a notebook's code cells (UTF-8; a lone surrogate counts as its three bytes)."""
+    return sum(len(cell.source.encode("utf-8", errors="surrogatepass")) for cell in cells)
+
+
+def within_code_limit(size: int, origin: str) -> None:
+    """Refuse, before any of it is parsed, a submission of more than :data:`MAX_CODE_BYTES` of code.
+
+    Raises
+    ------
+    LoadFailed
+        "too large to grade", with both sizes.
+    """
+    if size > MAX_CODE_BYTES:
+        raise LoadFailed(msg("{file} is too large to grade: it holds {size} bytes of code, more than the {limit} accepted",
+                             file=origin, size=f"{size:,}", limit=f"{MAX_CODE_BYTES:,}"))
+
+
 def could_not_read(origin: str, error: BaseException) -> LoadFailed:
     """The student's result for a file the grader's parsers choke on: ``"<file> could not be read: <why>"``."""
     words = next((words for kind, words in _UNREADABLE.items() if isinstance(error, kind)), None)
@@ -211,9 +137,12 @@ def could_not_read(origin: str, error: BaseException) -> LoadFailed:
 def _from_bytes(data: bytes, name: str, module_name: str, origin: str, functions, real_path: str = "") -> SubmissionSource:
     text = _decode(data, origin)
     if not name.endswith(".ipynb"):
+        within_code_limit(len(data), origin)
         return SubmissionSource(module_name, text, origin, "module", real_path=real_path)
     try:
-        code = extract_notebook(text, functions)
+        cells = notebook_cells(text)
+        within_code_limit(code_bytes(cells), origin)
+        code = extract_cells(cells, functions)
     except NOTEBOOK_PARSE_ERRORS as error:
         raise could_not_read(origin, error) from None
     if not code.code_cell_count:
@@ -267,8 +196,9 @@ def choose(
     expected_names = (module_file, *file_names_in_every_language(notebook_file))
     expected = [n for n in names if PurePosixPath(n).name in expected_names]
     if expected:
-        top = sorted(n for n in expected if _depth(n) == min(map(_depth, expected)))
-        changed = [n for n in top if not is_untouched_stub(n, read, stubs)]
+        shallowest = min(map(_depth, expected))
+        top = sorted(n for n in expected if _depth(n) == shallowest)
+        changed = _changed(top, read, stubs)
         if len(changed) > 1:
             listed = " and ".join(shown(f"{where}/{n}") for n in changed[:2])
             raise AmbiguousSubmission(
@@ -288,6 +218,15 @@ def choose(
                          candidates=", ".join(shown(c) for c in sorted(candidates)[:5]), module=module_file))
 
 
+def _changed(names: list[str], read: Callable[[str], bytes], stubs: ReleaseStubs) -> list[str]:
+    """The first two of ``names`` that are not the untouched stub (two are enough to refuse to choose)."""
+    changed = []
+    for name in names:
+        if len(changed) < 2 and not is_untouched_stub(name, read, stubs):
+            changed.append(name)
+    return changed
+
+
 def _too_large(name: str, zip_name: str) -> LoadFailed:
     return LoadFailed(msg("{file} in {zip} is larger than {limit} bytes", file=shown(name), zip=shown(zip_name),
                           limit=f"{MAX_FILE_BYTES:,}"))
@@ -300,8 +239,12 @@ def _member_reader(archive: zipfile.ZipFile, members: dict, zip_name: str) -> Ca
         member = members[name]
         if member.file_size > MAX_FILE_BYTES:
             raise _too_large(name, zip_name)
-        with archive.open(member) as handle:
-            content = handle.read(MAX_FILE_BYTES + 1)
+        try:
+            with archive.open(member) as handle:
+                content = handle.read(MAX_FILE_BYTES + 1)
+        except Exception as error:  # noqa: BLE001 - damaged, encrypted, oddly compressed: whatever zipfile or a decompressor raises
+            raise LoadFailed(msg("{file} in {zip} cannot be unpacked: {error}", file=shown(name), zip=shown(zip_name),
+                                 error=clean_text(error) or type(error).__name__)) from None
         if len(content) > MAX_FILE_BYTES:
             raise _too_large(name, zip_name)
         return content

@@ -4,7 +4,12 @@ Only what grading needs is kept, in notebook order: imports, function and class
 definitions, and assignments of simple constants. Demo cells, plots, experiments and
 IPython magics are dropped, and a cell that does not parse is skipped, so an unfinished
 exploration cell cannot break grading. Imports are kept only when the kept code uses
-the names they bind.
+the names they bind. A cell magic's cell (``%%writefile``, ``%%time``, ``%%bash``...) is
+dropped whole: what follows its ``%%`` line is not Python of the notebook.
+
+Every step takes time linear in the notebook's size (no regular expression can backtrack
+across lines, dependencies are followed through an index), so a hostile notebook costs
+the grader no more than an honest one of its size.
 
 This module uses the standard library only: it is also copied into each student release.
 """
@@ -26,7 +31,13 @@ IMPORTS = (ast.Import, ast.ImportFrom)
 #: The cell tag the build gives every graded cell (beside the function's name).
 GRADED_TAG = "graded"
 #: A line defining a function, for telling which function a cell that does not parse was meant to hold.
-_DEF_LINE = re.compile(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)", re.MULTILINE)
+#: Only blanks may precede ``def`` (``\s`` would cross line ends: quadratic time on a cell of blank lines).
+_DEF_LINE = re.compile(r"^[ \t\f]*(?:async[ \t\f]+)?def[ \t\f]+([A-Za-z_]\w*)", re.MULTILINE)
+#: What starts a cell magic's line, and the most of its name a note shows.
+CELL_MAGIC_PREFIX = "%%"
+_MAGIC_NAME = re.compile(r"[\w.-]{0,40}")
+#: Notes shown about cells left out, before one line saying how many more there are.
+SHOWN_CELL_NOTES = 10
 
 
 def N_(template: str) -> str:
@@ -98,6 +109,8 @@ def notebook_cells(notebook_text: str) -> list[CodeCell]:
     except json.JSONDecodeError as error:
         raise NotebookError(N_("the notebook is not valid JSON (line {line}: {error})"), line=str(error.lineno),
                             error=error.msg) from None
+    except RecursionError:
+        raise NotebookError(N_("the notebook's JSON is nested too deeply to read")) from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise NotebookError(N_("the notebook has no list of cells"))
@@ -133,6 +146,39 @@ def _without_magics(source: str) -> str:
     return "\n".join("" if _is_ipython_syntax(line) else line for line in source.splitlines())
 
 
+def cell_magic(source: str) -> str | None:
+    """The cell magic a cell holds (``%%writefile``, its name cut to 40 characters), or None.
+
+    IPython hands a cell whose first line starts with ``%%`` to that magic (a file to write,
+    a shell script, HTML, code to time in its own way) and refuses a ``%%`` line anywhere
+    else, stopping the cell there: either way, the cell is not Python of the notebook.
+    """
+    for line in source.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(CELL_MAGIC_PREFIX):
+            return CELL_MAGIC_PREFIX + _MAGIC_NAME.match(stripped, len(CELL_MAGIC_PREFIX)).group()
+    return None
+
+
+@dataclass(frozen=True)
+class _ReadCell:
+    """A code cell as read: its syntax tree, or why it has none (its cell magic, or its syntax error)."""
+
+    tree: ast.Module | None
+    magic: str | None = None
+    error: SyntaxError | None = None
+
+
+def _read_cell(source: str) -> _ReadCell:
+    magic = cell_magic(source)
+    if magic is not None:
+        return _ReadCell(None, magic=magic)
+    try:
+        return _ReadCell(ast.parse(_without_magics(source)))
+    except SyntaxError as error:
+        return _ReadCell(None, error=error)
+
+
 def _is_simple_constant(node: ast.stmt) -> bool:
     """An assignment to plain names of a value that computes nothing (no calls)."""
     if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
@@ -158,18 +204,50 @@ def _defined_names(node: ast.stmt) -> set[str]:
     return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
-def _needed(definitions: list[ast.stmt], functions) -> list[ast.stmt]:
-    """The definitions ``functions`` need, following the names they use, transitively."""
-    wanted, frontier = set(functions), set(functions)
+def _is_future(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
+
+
+def _needed(definitions: list[ast.stmt], uses: dict[int, set[str]], functions) -> set[int]:
+    """The ``id`` of every definition ``functions`` need, following the names they use (``uses``), transitively.
+
+    Each definition is read once, through an index of the definitions binding each name: a
+    chain of thousands of helpers costs time linear in its length.
+    """
+    defining: dict[str, list[ast.stmt]] = {}
+    for node in definitions:
+        for name in _defined_names(node):
+            defining.setdefault(name, []).append(node)
+    frontier = list(functions)
+    wanted, needed = set(frontier), set()
     while frontier:
-        uses = _used_names([n for n in definitions if _defined_names(n) & frontier])
-        frontier = uses - wanted
-        wanted |= uses
-    return [n for n in definitions if _defined_names(n) & wanted]
+        for node in defining.get(frontier.pop(), ()):
+            if id(node) not in needed:
+                needed.add(id(node))
+                new = uses[id(node)] - wanted
+                wanted |= new
+                frontier += new
+    return needed
+
+
+def _module_of(trees: list[ast.Module | None], functions) -> str:
+    """The module source of the gradable top-level statements of the cells' trees (see :func:`gradable_source`)."""
+    kept = [n for tree in trees if tree is not None for n in tree.body
+            if isinstance(n, DEFINITIONS + IMPORTS) or _is_simple_constant(n)]
+    uses = {id(n): _used_names([n]) for n in kept if not isinstance(n, IMPORTS)}  # each statement walked once
+    if functions is not None:
+        needed = _needed([n for n in kept if not isinstance(n, IMPORTS)], uses, functions)
+        kept = [n for n in kept if isinstance(n, IMPORTS) or id(n) in needed]
+    used = set().union(*(uses[id(n)] for n in kept if not isinstance(n, IMPORTS)))
+    future = [n for n in kept if _is_future(n)]
+    rest = [n for n in kept if not _is_future(n) and (not isinstance(n, IMPORTS) or _bound_names(n) & used)]
+    return "\n\n".join(ast.unparse(n) for n in future + rest) + "\n"
 
 
 def gradable_source(cell_sources: list[str], functions=None) -> str:
     """Module source holding the gradable top-level statements of the cells, in order.
+
+    Cell magics' cells and cells that do not parse are left out.
 
     Parameters
     ----------
@@ -179,24 +257,7 @@ def gradable_source(cell_sources: list[str], functions=None) -> str:
         The graded functions. When given, only they and the definitions they use
         (helpers, constants) are kept, so plotting helpers and their imports are left out.
     """
-    kept: list[ast.stmt] = []
-    for source in cell_sources:
-        try:
-            tree = ast.parse(_without_magics(source))
-        except SyntaxError:
-            continue
-        kept += [n for n in tree.body if isinstance(n, DEFINITIONS + IMPORTS) or _is_simple_constant(n)]
-    if functions is not None:
-        definitions = _needed([n for n in kept if not isinstance(n, IMPORTS)], functions)
-        kept = [n for n in kept if isinstance(n, IMPORTS) or n in definitions]
-    used = _used_names([n for n in kept if not isinstance(n, IMPORTS)])
-    body = [
-        n for n in kept
-        if not isinstance(n, IMPORTS) or isinstance(n, ast.ImportFrom) and n.module == "__future__" or _bound_names(n) & used
-    ]
-    future = [n for n in body if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
-    rest = [n for n in body if n not in future]
-    return "\n\n".join(ast.unparse(n) for n in future + rest) + "\n"
+    return _module_of([_read_cell(source).tree for source in cell_sources], functions)
 
 
 def notebook_to_module(notebook_text: str, functions=None) -> str:
@@ -235,29 +296,48 @@ def syntax_note(cell: CodeCell, function: str, error: SyntaxError) -> str:
     return template.format(**facts)
 
 
-def _unparsed_graded_cells(cells: list[CodeCell], functions) -> list[tuple[str, dict]]:
-    """A note for each graded cell that does not parse (other cells that do not parse are left out silently)."""
+def magic_note_said(cell: CodeCell, function: str, magic: str) -> tuple[str, dict]:
+    """The template and facts of the note on a graded function written in a cell magic's cell."""
+    return (N_("cell {cell} (the `{function}` cell) is a `{magic}` cell: its code is not Python of the notebook "
+               "and is not graded; define `{function}` in a plain code cell"),
+            {"cell": str(cell.number), "function": function, "magic": magic})
+
+
+def _left_out_notes(cells: list[CodeCell], read: list[_ReadCell], functions) -> list[tuple[str, dict]]:
+    """A note for each graded cell left out (a cell magic, a syntax error), the first :data:`SHOWN_CELL_NOTES` of them.
+
+    Other cells left out (explorations, shell scripts) are left out silently.
+    """
     notes = []
-    for cell in cells:
-        try:
-            ast.parse(_without_magics(cell.source))
-        except SyntaxError as error:
-            function = _graded_function_of(cell, functions)
-            if function is not None:
-                notes.append(syntax_note_said(cell, function, error))
+    for cell, cell_read in zip(cells, read):
+        function = _graded_function_of(cell, functions) if cell_read.tree is None else None
+        if function is not None and cell_read.magic is not None:
+            notes.append(magic_note_said(cell, function, cell_read.magic))
+        elif function is not None:
+            notes.append(syntax_note_said(cell, function, cell_read.error))
+    if len(notes) > SHOWN_CELL_NOTES:
+        more = str(len(notes) - SHOWN_CELL_NOTES)
+        notes[SHOWN_CELL_NOTES:] = [(N_("and {count} more graded cell(s) left out like these"), {"count": more})]
     return notes
 
 
+def extract_cells(cells: list[CodeCell], functions=None) -> NotebookCode:
+    """The gradable code of a notebook's code cells, with a note for each graded cell left out.
+
+    Each cell is parsed once; a cell magic's cell is not parsed at all.
+    """
+    read = [_read_cell(cell.source) for cell in cells]
+    said = _left_out_notes(cells, read, functions) if functions is not None else []
+    notes = tuple(template.format(**facts) for template, facts in said)
+    return NotebookCode(_module_of([r.tree for r in read], functions), notes, len(cells), tuple(said))
+
+
 def extract_notebook(notebook_text: str, functions=None) -> NotebookCode:
-    """The gradable code of a notebook, with a note for each graded cell that does not parse.
+    """The gradable code of a notebook, with a note for each graded cell left out (see :func:`extract_cells`).
 
     Raises
     ------
     NotebookError
         When the text is not a notebook.
     """
-    cells = notebook_cells(notebook_text)
-    sources = [cell.source for cell in cells]
-    said = _unparsed_graded_cells(cells, functions) if functions is not None else []
-    notes = tuple(template.format(**facts) for template, facts in said)
-    return NotebookCode(gradable_source(sources, functions), notes, len(cells), tuple(said))
+    return extract_cells(notebook_cells(notebook_text), functions)

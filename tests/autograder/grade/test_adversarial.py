@@ -633,7 +633,7 @@ def test_forged_file_times_do_not_decide_late_days(tmp_path):
 
 # --- files that once crashed the grader: each is a result ("could not be read"), nothing else is touched ---
 
-TERMS = 300_000
+TERMS = 100_000  # deep enough for the parser, small enough to be under the limit of code graded
 UNREADABLE = {
     "deep.py": "x = " + "+".join(["1"] * TERMS) + "\n",
     "numbers.ipynb": json.dumps({"cells": [{"cell_type": "code", "source": [1, 2, 3], "metadata": {}}], "nbformat": 4}),
@@ -661,3 +661,48 @@ def test_files_the_parser_chokes_on_cost_no_other_entry_of_a_batch(tmp_path):
     rows = {row.student: row for row in summary.rows}
     assert rows["ada"].score == FULL and summary.errors == 0
     assert all("could not be read: " in rows[name.split(".")[0]].error for name in UNREADABLE)
+
+
+# --- cell magics: what follows a %% line is not Python of the notebook and never replaces a function ---
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}
+                                 for cell in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+FAKE_SOFTMAX = "def softmax(x, axis=-1):\n    return x * 0\n"
+
+
+@pytest.mark.parametrize("magic", ["%%writefile softmax.py", "%%capture", "%%time", "%%script python"])
+def test_a_cell_magic_defining_softmax_replaces_nothing_and_is_noted(tmp_path, magic):
+    honest = _grade(tmp_path, _notebook(SOLUTION), HW1.notebook)
+    attacked = _grade(tmp_path, _notebook(SOLUTION, f"{magic}\n{FAKE_SOFTMAX}"), HW1.notebook)
+    assert honest.score == attacked.score == FULL and not honest.load_notes
+    assert attacked.load_notes == (f"cell 2 (the `softmax` cell) is a `{magic.split()[0]}` cell: its code is not Python of the "
+                                   "notebook and is not graded; define `softmax` in a plain code cell",)
+
+
+# --- hostile reading: one entry costs a batch at most one submission's time, its neighbours nothing ---------
+
+#: Files the grader once took minutes to read (the red team's: 240 KB held a batch 399 s; 40,000 helpers ran 669 s).
+HOSTILE_READING = {
+    "bob.ipynb": _notebook("\n" * 240_000 + "("),
+    "bob.py": "".join(f"def f{i}(x):\n    return f{i + 1}(x)\n" for i in range(40_000)),
+}
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_READING)
+def test_a_hostile_entry_between_two_honest_ones_costs_the_batch_little_and_them_nothing(tmp_path, hostile):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ada.py").write_text(SOLUTION, encoding="utf-8")
+    (folder / hostile).write_text(HOSTILE_READING[hostile], encoding="utf-8")
+    (folder / "cyd.py").write_text(SOLUTION, encoding="utf-8")
+    started = time.monotonic()
+    summary = grade_batch(DEFAULT_COURSE_FILE, BASE, HW1.id, folder, tmp_path / "gradebook.sqlite3", jobs=1)
+    assert time.monotonic() - started < BASE.defaults.submission_timeout_s
+    rows = {row.student: row for row in summary.rows}
+    assert sorted(rows) == ["ada", "bob", "cyd"] and summary.errors == 0
+    assert rows["ada"].score == rows["cyd"].score == FULL
+    assert rows["bob"].score == 0 and rows["bob"].execution_time < FINISH_S

@@ -10,6 +10,8 @@ import pytest
 from autograder.errors import AmbiguousSubmission, LoadFailed
 from autograder.submission import locate
 from autograder.submission.locate import SubmissionSource, read_submission
+from autograder.submission.notebook_code import notebook_to_module
+from autograder.submission.stubs import _same_notebook_code
 
 MODULE = "scaled_attention.py"
 NOTEBOOK = "scaled_attention.ipynb"
@@ -89,7 +91,7 @@ def test_notebook_is_read_as_its_gradable_code(tmp_path):
 
 STUB = "# Generated stub\n\n\ndef softmax(x):\n    raise NotImplementedError\n"
 STUB_NOTEBOOK = notebook_text("import numpy as np", "def softmax(x):\n    raise NotImplementedError")
-STUBS = locate.ReleaseStubs(STUB, locate.notebook_to_module(STUB_NOTEBOOK, ("softmax",)), ("softmax",))
+STUBS = locate.ReleaseStubs(STUB, notebook_to_module(STUB_NOTEBOOK, ("softmax",)), ("softmax",))
 
 
 def read_with_stubs(path, **options) -> SubmissionSource:
@@ -348,5 +350,90 @@ def test_an_untouched_chinese_stub_notebook_is_the_english_stub_with_other_docst
 
 
 def test_a_stub_notebook_whose_code_does_not_parse_is_changed(tmp_path):
-    assert not locate._same_notebook_code("def f(:\n", STUBS.notebook_code)
-    assert locate._same_notebook_code(STUBS.notebook_code.replace("raise", "raise"), STUBS.notebook_code)
+    assert not _same_notebook_code("def f(:\n", STUBS.notebook_code)
+    assert _same_notebook_code(STUBS.notebook_code.replace("raise", "raise"), STUBS.notebook_code)
+
+
+# --- how much code is graded: the limit, said before anything is parsed ---------------------------------
+
+
+def test_a_module_of_more_code_than_the_limit_is_too_large_to_grade(tmp_path):
+    path = tmp_path / MODULE
+    path.write_bytes(b"#" * (locate.MAX_CODE_BYTES + 1))
+    message = failure(path)
+    assert message == (f"{MODULE} is too large to grade: it holds {locate.MAX_CODE_BYTES + 1:,} bytes of code, "
+                       f"more than the {locate.MAX_CODE_BYTES:,} accepted")
+
+
+def test_a_module_at_the_limit_is_read(tmp_path):
+    path = tmp_path / MODULE
+    path.write_bytes(b"#" * locate.MAX_CODE_BYTES)
+    assert len(read(path).source) == locate.MAX_CODE_BYTES
+
+
+def test_a_notebook_counts_its_code_cells_not_its_outputs(tmp_path, monkeypatch):
+    monkeypatch.setattr(locate, "MAX_CODE_BYTES", 100)
+    document = json.loads(notebook_text("def f():\n    return 1\n"))
+    document["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "y" * 10_000}]
+    document["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "prose " * 10_000})
+    path = tmp_path / NOTEBOOK
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert "def f()" in read(path).source
+    path.write_text(notebook_text("x = 1\n" * 10, "#" * 41), encoding="utf-8")
+    assert "it holds 101 bytes of code, more than the 100 accepted" in failure(path)
+
+
+def test_a_candidate_with_more_code_than_the_limit_is_not_extracted_to_compare_with_the_stub(tmp_path, monkeypatch):
+    extracted: list[int] = []
+    original = locate.gradable_source
+    monkeypatch.setattr(locate, "gradable_source", lambda sources, functions: extracted.append(1) or original(sources, functions))
+    (tmp_path / MODULE).write_text(STUB, encoding="utf-8")
+    (tmp_path / NOTEBOOK).write_text(notebook_text("#" * (locate.MAX_CODE_BYTES + 1)), encoding="utf-8")
+    with pytest.raises(LoadFailed, match="too large to grade"):
+        read_with_stubs(tmp_path)
+    assert extracted == []
+
+
+def test_only_two_changed_candidates_are_read_to_refuse_choosing(tmp_path):
+    opened: list[str] = []
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / MODULE).write_text(CODE, encoding="utf-8")
+
+    def reading(name):
+        opened.append(name)
+        return (tmp_path / name).read_bytes()
+
+    with pytest.raises(AmbiguousSubmission):
+        locate.choose(sorted(f"{n}/{MODULE}" for n in "abcd"), MODULE, NOTEBOOK, "folder", reading, STUBS)
+    assert opened == [f"a/{MODULE}", f"b/{MODULE}"]
+
+
+# --- zip members that cannot be unpacked are a result, not a crash ---------------------------------------
+
+
+def _damaged(path, member: str, data: bytes, compression=zipfile.ZIP_DEFLATED):
+    """A zip whose member has a byte in the middle of its stored data flipped (its CRC, or its compressed stream, fails)."""
+    write_zip(path, {member: data}, compression)
+    with zipfile.ZipFile(path) as archive:
+        stored = archive.getinfo(member).compress_size
+    raw = bytearray(path.read_bytes())
+    start = raw.index(member.encode()) + len(member)  # the local header's name; the data follows (no extra field)
+    raw[start + stored // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    return path
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA])
+def test_a_damaged_zip_member_is_a_clear_load_failure(tmp_path, compression):
+    path = _damaged(tmp_path / "damaged.zip", MODULE, CODE.encode() * 20, compression)
+    assert failure(path).startswith(f"{MODULE} in damaged.zip cannot be unpacked: ")
+
+
+def test_an_encrypted_zip_member_is_a_clear_load_failure(tmp_path):
+    path = write_zip(tmp_path / "locked.zip", {MODULE: CODE.encode()}, zipfile.ZIP_STORED)
+    raw = bytearray(path.read_bytes())
+    for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # set the "encrypted" bit in both headers
+        raw[raw.index(signature) + flags] |= 0x01
+    path.write_bytes(bytes(raw))
+    assert "cannot be unpacked: " in failure(path) and "encrypted" in failure(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import time
 
 import numpy as np
 import pytest
@@ -11,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autograder.submission.notebook_code import (
+    SHOWN_CELL_NOTES,
     CodeCell,
     NotebookError,
+    _graded_function_of,
     code_cells,
     extract_notebook,
     gradable_source,
@@ -103,7 +106,7 @@ def test_plots_and_their_unused_import_are_dropped():
 def test_magic_lines_are_dropped_and_the_rest_of_the_cell_kept():
     source = gradable_source([
         "%matplotlib inline\n!pip install x\n  %timeit f(1)\n?np.sum\nimport numpy as np",
-        "%%time\ndef f(x):\n    return np.sum(x)",
+        "def f(x):\n    return np.sum(x)",
     ])
     assert run(source)["f"]([1, 2, 3]) == 6
     assert "%" not in source and "!" not in source and "?" not in source
@@ -260,3 +263,90 @@ def test_an_exploration_cell_that_does_not_parse_is_skipped_without_a_note():
 def test_notebook_cells_are_numbered_among_all_cells_and_keep_their_tags():
     cells = notebook_cells(tagged_notebook(("a = 1", ("graded", "f")), markdown_first=2))
     assert cells == [CodeCell(3, "a = 1", ("graded", "f"))]
+
+
+# --- cell magics: their cells are not Python of the notebook ------------------------------------------
+
+HONEST = "import numpy as np\n\ndef softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n    return e / e.sum(axis=axis, keepdims=True)\n"
+FAKE = "def softmax(x, axis=-1):\n    return 'fake'\n"
+#: Cell magics, each as the first line of a cell whose body redefines softmax.
+CELL_MAGICS = ["%%writefile softmax.py", "%%capture", "%%time", "%%bash", "%%script python", "%%html", "  %%timeit -n 1"]
+
+
+@pytest.mark.parametrize("first_line", CELL_MAGICS)
+def test_a_cell_magic_cell_never_replaces_the_real_function(first_line):
+    source = gradable_source([HONEST, f"{first_line}\n{FAKE}"], functions=("softmax",))
+    assert run(source)["softmax"](np.array([0.0, 0.0])).tolist() == [0.5, 0.5]
+    assert "fake" not in source
+
+
+def test_a_cell_magic_line_below_other_lines_stops_the_cell_so_none_of_it_is_graded():
+    """IPython refuses ``%%`` below a cell's first line ("Line magic function `%%writefile` not found")."""
+    source = gradable_source([HONEST, f"# scratch\n%%writefile softmax.py\n{FAKE}"], functions=("softmax",))
+    assert "fake" not in source and run(source)["softmax"](np.array([0.0, 0.0])).tolist() == [0.5, 0.5]
+
+
+def test_the_honest_cell_beside_line_magics_and_percent_signs_is_graded():
+    cell = "%matplotlib inline\n!ls\n" + HONEST + "LABEL = '%%d of %d' % (1,)\n"
+    source = gradable_source([cell], functions=("softmax", "LABEL"))
+    assert run(source)["softmax"](np.array([0.0, 0.0])).tolist() == [0.5, 0.5] and "LABEL" in source
+
+
+def test_a_graded_function_in_a_cell_magic_is_named_in_a_note_and_other_magic_cells_are_not():
+    text = tagged_notebook(("%%bash\nls -l\n", ()), (f"%%time\n{FAKE}", ()), ("%%capture\nx = 1\n", ("graded", "softmax")))
+    code = extract_notebook(text, ("softmax",))
+    assert code.notes == (
+        "cell 2 (the `softmax` cell) is a `%%time` cell: its code is not Python of the notebook and is not graded; "
+        "define `softmax` in a plain code cell",
+        "cell 3 (the `softmax` cell) is a `%%capture` cell: its code is not Python of the notebook and is not graded; "
+        "define `softmax` in a plain code cell",
+    )
+    assert code.source == "\n"
+
+
+def test_notes_on_cells_left_out_stop_after_a_few_and_say_how_many_more():
+    broken = 3 * SHOWN_CELL_NOTES
+    code = extract_notebook(notebook(*["def softmax(x):\n    return (\n"] * broken), ("softmax",))
+    assert len(code.notes) == SHOWN_CELL_NOTES + 1
+    assert code.notes[-1] == f"and {broken - SHOWN_CELL_NOTES} more graded cell(s) left out like these"
+
+
+def test_deeply_nested_json_is_a_notebook_error():
+    with pytest.raises(NotebookError, match="nested too deeply"):
+        notebook_cells('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+# --- time linear in the notebook's size -----------------------------------------------------------------
+
+#: What each extraction below may take on a slow, shared 2-core machine (it took 20 s to 10 minutes before).
+LINEAR_S = 10.0
+
+
+def _timed(function, *args):
+    started = time.perf_counter()
+    value = function(*args)
+    assert time.perf_counter() - started < LINEAR_S
+    return value
+
+
+def test_a_cell_of_blank_lines_and_a_parenthesis_is_quick_to_name():
+    """``^\\s*def`` backtracked over every blank line below each line: 80 KB took 20 s."""
+    cell = CodeCell(1, "\n" * 200_000 + "(", ("graded",))
+    assert _timed(_graded_function_of, cell, ("softmax",)) is None
+    assert _timed(_graded_function_of, CodeCell(2, "\n" * 200_000 + "def softmax(:\n"), ("softmax",)) == "softmax"
+
+
+def test_a_chain_of_helpers_is_followed_in_linear_time():
+    """Each helper used to be found by a pass over all definitions: 40,000 of them ran 669 s."""
+    length = 20_000
+    chain = "".join(f"def f{i}(x):\n    return f{i + 1}(x)\n" for i in range(length))
+    cells = ["def softmax(x):\n    return f0(x)\n" + chain + f"def f{length}(x):\n    return x\n", "def unused(x):\n    return f0(x)\n"]
+    source = _timed(gradable_source, cells, ("softmax",))
+    assert source.count("def ") == length + 2 and "unused" not in source
+    assert run(source)[f"f{length - 5}"](7) == 7
+
+
+def test_helpers_that_call_each_other_are_kept_once():
+    source = gradable_source(["def softmax(x):\n    return f(x)\ndef f(x):\n    return g(x) if x else 0\ndef g(x):\n    return f(x - 1)\n"],
+                             ("softmax",))
+    assert [node.name for node in top_level(source)] == ["softmax", "f", "g"]

@@ -1,0 +1,166 @@
+"""Reading a submission under a deadline: whatever the grader's parsers make of it costs a bounded time.
+
+Reading parses student bytes in the grader (JSON, Python syntax, zip archives). No student
+code runs, but how long a parser takes depends on what the student wrote. The size limits
+of :mod:`~autograder.submission.locate` and linear extraction keep every input we know of
+under about a second; this module makes the bound hold for inputs nobody thought of. The
+reading runs in a child forked from the grader, given ``seconds`` of wall-clock time (a
+batch passes ``submission_timeout_s``, so a hostile entry costs at most one submission's
+time) and :data:`READ_MEMORY_BYTES` of address space beyond the grader's own. The child
+answers in JSON (the grader never unpickles). One that runs out of time is killed and the
+submission is "too large or too complex to grade"; one that dies (a parser crashing on
+deep nesting) has a result that says so. Either way the grader carries on with the next.
+
+The child is forked only on Linux, where the grader of a class runs: elsewhere (a student's
+``check`` on macOS or Windows) the reading runs in the process, bounded by the limits alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from typing import Callable, NoReturn
+
+from autograder.errors import AmbiguousSubmission, GraderError, LoadFailed
+from autograder.i18n import from_wire, msg, to_wire
+from autograder.submission.locate import SubmissionSource, could_not_read
+
+#: Whether reading runs in a forked child (Linux), or in the process.
+FORKS = sys.platform == "linux"
+#: Address space the reading child may take beyond the grader's (parsing the largest code accepted takes ~150 MiB).
+READ_MEMORY_BYTES = 1024 * 1024 * 1024
+_CHUNK = 1 << 16
+
+
+def read_bounded(read: Callable[[], SubmissionSource], seconds: float, name: str) -> SubmissionSource:
+    """What ``read()`` returns, computed in a forked child given ``seconds``; what it raises is raised here.
+
+    Parameters
+    ----------
+    read : callable
+        Reads the submission (:func:`~autograder.submission.locate.read_submission`, say).
+    seconds : float
+        Wall-clock time the reading may take.
+    name : str
+        The submission as the student knows it (a file name made safe), for the messages.
+
+    Raises
+    ------
+    LoadFailed
+        What ``read`` raised; or, when the child ran out of time or died, why.
+    AmbiguousSubmission
+        When ``read`` raised it.
+    GraderError
+        When ``read`` failed otherwise (a grader bug), with its error.
+    """
+    if not FORKS:
+        return read()
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reading)
+        _answer(read, writing, name)
+    os.close(writing)
+    status = None
+    try:
+        data = _receive(reading, time.monotonic() + seconds)
+        if data is not None:
+            status = os.waitpid(pid, 0)[1]  # it closed its end: it is exiting
+    finally:
+        os.close(reading)
+        if status is None:
+            _kill(pid)
+    if data is None:
+        raise LoadFailed(msg("{file} is too large or too complex to grade: reading it took longer than {seconds} s",
+                             file=name, seconds=f"{seconds:g}"))
+    if not data:
+        raise LoadFailed(msg("{file} could not be read: the grader's reader stopped ({how})", file=name, how=_ended(status)))
+    return _result(json.loads(data))
+
+
+def _answer(read: Callable[[], SubmissionSource], fd: int, name: str) -> NoReturn:
+    """In the child: read, write the answer as one JSON document, exit (never returning to the caller's code)."""
+    status = 1
+    try:
+        _limit_memory()
+        try:
+            answer = {"source": _source_to_wire(read())}
+        except LoadFailed as error:
+            answer = {"load_failed": to_wire(error.student_message)}
+        except (MemoryError, RecursionError) as error:  # past the memory given, or too deep for the reader
+            answer = {"load_failed": to_wire(could_not_read(name, error).student_message)}
+        except AmbiguousSubmission as error:
+            answer = {"ambiguous": str(error)}
+        except Exception as error:  # noqa: BLE001 - a grader bug: said to the grader, not lost
+            answer = {"grader_error": f"{type(error).__name__}: {error}"}
+        payload = json.dumps(answer).encode("ascii")
+        for start in range(0, len(payload), _CHUNK):
+            os.write(fd, payload[start:start + _CHUNK])  # a blocking pipe: each write is written whole
+        status = 0
+    finally:
+        os._exit(status)  # no atexit handler, no flush of the grader's buffers, no return into its code
+
+
+def _limit_memory() -> None:
+    """In the child: address space for :data:`READ_MEMORY_BYTES` more than the grader held when it forked."""
+    import resource  # Unix only, as forking here is
+
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            held = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = held + READ_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, held + READ_MEMORY_BYTES)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (OSError, ValueError):
+        pass  # no /proc, or a limit that cannot be set: the deadline still holds
+
+
+def _receive(fd: int, deadline: float) -> bytes | None:
+    """Everything the child writes until it closes its end; None when ``deadline`` comes first."""
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, _CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _kill(pid: int) -> None:
+    """Kill the child (still running, or already gone but not reaped) and reap it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+
+
+def _ended(status: int) -> str:
+    """How a child that gave no answer ended: ``signal SIGSEGV``, ``exit status 1``."""
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        return f"signal {signal.Signals(-code).name}" if -code in signal.valid_signals() else f"signal {-code}"
+    return f"exit status {code}"
+
+
+def _source_to_wire(source: SubmissionSource) -> dict:
+    return {"module_name": source.module_name, "source": source.source, "origin": source.origin, "kind": source.kind,
+            "notes": [to_wire(note) for note in source.notes], "real_path": source.real_path}
+
+
+def _result(answer: dict) -> SubmissionSource:
+    """The child's answer as what ``read`` returned or raised."""
+    if "source" in answer:
+        fields = answer["source"]
+        return SubmissionSource(**{**fields, "notes": tuple(from_wire(note) for note in fields["notes"])})
+    if "load_failed" in answer:
+        raise LoadFailed(from_wire(answer["load_failed"]))
+    if "ambiguous" in answer:
+        raise AmbiguousSubmission(answer["ambiguous"])
+    raise GraderError(f"reading the submission failed: {answer['grader_error']}")
