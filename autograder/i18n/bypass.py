@@ -59,6 +59,9 @@ NOT_STUDENT_TEXT = {
     "from autograder.export.runtime import": "code of nbgrader's grade cell",
     "\n[... output truncated at": "the student's own output as the instructor's record keeps it",
     "import os; os.setgroups": "code run by the sandbox",
+    "feedback on ": "what the gradebook command tells the instructor, English like every instructor message",
+    " and {} more": "part of the instructor's note on other feedback folders",
+    "note: {} other folders": "what the gradebook command tells the instructor, English like every instructor message",
 }
 _EXCEPTION_NAME = re.compile(r"[A-Z]\w*(Error|Exception)$")
 _MARKUP = re.compile(r"<[^>]*>|\{[^{}]*\}|&\w+;")
