@@ -25,6 +25,8 @@ class SubmissionError(Exception):
     """
 
     kind = "error"
+    #: The student's function whose own line raised it, when the worker said (for a stub: the stub itself).
+    raised_in = ""
 
     def __init__(self, student_message: str):
         super().__init__(student_message)

@@ -247,6 +247,7 @@ def run_planned(cases: list[Case], subject: Subject, tolerance, seed: int, show_
         if not is_skip(error):
             results.append(test_result(case.name, case.mark(QUESTION_MARKER), case.function, error,
                                        subject, show_assertions))
+            subject.note_result(results[-1])
     if grader_error is not None:
         raise grader_error
     return results

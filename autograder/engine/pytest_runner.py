@@ -111,6 +111,7 @@ class SuitePlugin:
                     item.name, item.get_closest_marker(QUESTION_MARKER), item.obj, error,
                     self._subject, self._show_assertions,
                 ))
+                self._subject.note_result(self.results[-1])
         return TestReport(
             item.nodeid, item.location, {}, report_outcome, longrepr, call.when, (),
             call.duration, call.start, call.stop,

@@ -30,12 +30,22 @@ class Subject:
         self.question = ""
         self.figures: list = []  # what the current test kept to draw (see autograder.grade.figures)
         self._failing_drawn: set[str] = set()
+        self._failed: set[str] = set()
 
     def start_test(self, question: str = "") -> None:
         """Forget what the previous test learned; ``question`` is the one the new test belongs to."""
         self.carried = []
         self.question = question
         self.figures = []
+
+    def note_result(self, result) -> None:
+        """Note how a finished test ended (a :class:`~autograder.engine.results.TestResult`)."""
+        if not result.passed:
+            self._failed.add(result.question)
+
+    def has_failed(self, question: str) -> bool:
+        """Whether a test of ``question`` has failed so far in this run (upstream tests run first)."""
+        return question in self._failed
 
     def record_figure(self, figure, failing_case: bool = False) -> None:
         """Keep a figure for the current test; of failing cases, only the first of each question."""

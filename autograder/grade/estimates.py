@@ -24,8 +24,9 @@ from autograder.i18n import msg
 #: Standard errors the student's estimate may be from the reference's, when both are independent draws.
 STANDARD_ERRORS = 5
 #: Estimates of different generators closer together than this share of a standard error are one constant:
-#: three independent draws all fall that close with a probability of about 1e-4.
-SPREAD_FLOOR = 0.01
+#: two independent draws fall that close with a probability of about 6e-7 (a constant, or a constant with a
+#: jitter far below sampling noise, is that close every time).
+SPREAD_FLOOR = 1e-6
 
 
 def _parts(value) -> tuple[float, ...]:

@@ -23,7 +23,8 @@ from autograder.diagnose.case import Case
 from autograder.diagnose.diagnosis import diagnose, explain
 from autograder.diagnose.properties import call_properties
 from autograder.engine.results import Diagnosis
-from autograder.errors import BadReturn, GraderError, StudentException, SubmissionError
+from autograder.engine.subject import Subject
+from autograder.errors import BadReturn, GraderError, NotImplementedYet, StudentException, SubmissionError
 from autograder.grade.carry import recheck, standin_caller, upstream_of
 from autograder.grade.compare import (
     Parts,
@@ -171,10 +172,14 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
     right re-check is a carried pass, which scoring accepts only when an upstream function
     fails its own tests.
     """
+    own_stub = isinstance(outcome, NotImplementedYet) and outcome.raised_in == function
+    upstream = () if own_stub else _failing_upstream(subject, function)
+    unexplained = isinstance(outcome, SubmissionError) and not isinstance(outcome, StudentException)
+    if unexplained and not upstream:
+        return Verdict(outcome.student_message)  # a timeout, crash, stub or unusable return: nothing to compare
     reference = reference_parts(function, args, kwargs)
     if _right(function, args, kwargs, reference, outcome, tol):
         return Verdict()
-    upstream = upstream_of(function, _questions(subject))
     rechecked = recheck(subject, function, upstream, args, kwargs)
     if _right(function, args, kwargs, reference, rechecked, tol):
         return Verdict(carried_from=upstream)
@@ -187,10 +192,17 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
     return _explained(tol, function, args, kwargs, outcome, reference, own or outcome, caller)
 
 
-def _questions(subject) -> tuple[str, ...]:
-    """The assignment's graded functions, as the :class:`~autograder.engine.subject.Subject` knows them."""
-    questions = getattr(subject, "questions", ())
-    return tuple(questions) if isinstance(questions, (tuple, list)) else ()
+def _failing_upstream(subject, function: str) -> tuple[str, ...]:
+    """The graded functions ``function`` calls that have failed a test of their own so far in this run.
+
+    Their tests run first, and a pass carried forward counts only from a failing upstream
+    function (:mod:`autograder.engine.carried`), so only those are answered by the reference
+    in a re-check: the student's right ones stay theirs, and a function whose upstream
+    functions all pass is judged as it is, without a second call.
+    """
+    if not isinstance(subject, Subject):
+        return ()
+    return tuple(name for name in upstream_of(function, subject.questions) if subject.has_failed(name))
 
 
 def _failed_call(function, args, kwargs, error: SubmissionError, reference: Parts, tol, own, caller) -> Verdict:

@@ -23,7 +23,7 @@ from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
 from autograder.paths import ASSIGNMENTS_DIR
 from autograder.submission import SubmissionSource, read_submission
-from autograder.submission.bounded import read_bounded
+from autograder.submission.bounded import read_bounded, small_input
 from autograder.submission.locate import ReleaseStubs, release_stubs, shown
 
 
@@ -71,7 +71,7 @@ def read_and_parse(
         When a person must say which file is the submission.
     """
     read = functools.partial(_read_and_check, assignment, Path(path), stubs, exclude)
-    source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name))
+    source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name), small_input(Path(path)))
     return source, parse_source(source.source, source.origin)
 
 

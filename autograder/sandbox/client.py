@@ -54,6 +54,8 @@ MAX_SOURCE_BYTES = 8 * protocol.MIB
 #: one call's limit, not one per test (nor the whole submission's time budget). One: a function
 #: that hangs on one input rarely finishes on the next, and every timeout holds up a batch job.
 MAX_TIMEOUTS_PER_FUNCTION = 1
+#: Longest function name taken from the worker (where a failure was raised).
+MAX_NAME_CHARS = 200
 #: Longest message taken from the worker into a student-facing error.
 MAX_STUDENT_MESSAGE_CHARS = 8000
 #: Largest single read from a pipe.
@@ -505,7 +507,10 @@ class SandboxedSubmission:
         if cls is None:
             self._kill()
             return WorkerCrashed(msg("the worker reported an unknown failure during {what}; it was restarted", what=what))
-        return cls(reported_message(header, _student_text))
+        error = cls(reported_message(header, _student_text))
+        raised = header.get("raised_in")
+        error.raised_in = raised[:MAX_NAME_CHARS] if isinstance(raised, str) else ""
+        return error
 
     def _timed_out(self, what: str) -> SubmissionError:
         self._kill()

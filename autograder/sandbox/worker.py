@@ -93,8 +93,9 @@ class Failure(Exception):
     student's language.
     """
 
-    def __init__(self, kind: str, message: dict | str, type_name: str = ""):
+    def __init__(self, kind: str, message: dict | str, type_name: str = "", raised_in: str = ""):
         super().__init__(english(message))
+        self.raised_in = raised_in  # the student's function whose own line raised, when known
         self.kind = kind
         self.message = english(message)
         self.said = message if isinstance(message, dict) else None
@@ -115,6 +116,12 @@ def student_traceback(error: BaseException, filename: str) -> str:
     if frames:
         lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames), *lines]
     return truncate("".join(lines).rstrip("\n"))
+
+
+def raised_in(error: BaseException, filename: str) -> str:
+    """The function of the student's file whose own line raised ``error`` ("" when none did)."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
+    return frames[-1].name if frames else ""
 
 
 def _exit_code(error: SystemExit) -> str:
@@ -389,7 +396,8 @@ class Submission:
         except NotImplementedError as error:
             detail = f": {error}" if str(error) else ""
             raise Failure(protocol.KIND_NOT_IMPLEMENTED, said(N_("{name}() is not implemented yet (NotImplementedError{detail})"),
-                                                              name=name, detail=detail), "NotImplementedError") from None
+                                                              name=name, detail=detail), "NotImplementedError",
+                          raised_in(error, self.filename)) from None
         except SystemExit as error:
             raise Failure(protocol.KIND_EXCEPTION, said(N_("{name}() called sys.exit({code})"), name=name,
                                                         code=_exit_code(error)), "SystemExit") from None
@@ -444,6 +452,8 @@ class Channel:
 
 def _failure_header(failure: Failure) -> dict:
     header = {"ok": False, "kind": failure.kind, "type": failure.type_name, "message": failure.message}
+    if failure.raised_in:
+        header["raised_in"] = failure.raised_in
     return {**header, "said": failure.said} if failure.said is not None else header
 
 

@@ -27,7 +27,7 @@ N_SAMPLES = 2_000  # 5 standard errors are then 16% of d_k at most: every wrong 
 #: Samples for the exact checks: equality needs no statistics, only the draw order.
 EXACT_SAMPLES = 1_000
 #: Generators each statistical check draws with: an estimate must follow each of them.
-GENERATORS = 3
+GENERATORS = 2
 #: The sizes d_k is drawn from: small ones and ones where scaling matters.
 SMALL_D_K = (3, 5, 6, 7, 9)
 LARGE_D_K = (16, 24, 32, 48, 64)

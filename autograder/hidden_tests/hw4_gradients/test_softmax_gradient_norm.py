@@ -22,7 +22,7 @@ question = pytest.mark.question("softmax_gradient_norm")
 FUNCTION = "softmax_gradient_norm"
 N_SAMPLES = 4_000
 #: Generators each statistical check draws with: an estimate must follow each of them.
-GENERATORS = 3
+GENERATORS = 2
 #: Samples for the exact checks: equality needs no statistics, only the draw order.
 EXACT_SAMPLES = 500
 N_KEYS = 8

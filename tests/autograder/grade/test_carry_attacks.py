@@ -190,3 +190,36 @@ def test_a_wrong_downstream_is_not_excused_by_a_wrong_upstream(tmp_path, assignm
     """ for name in upstream))
     points = _points(tmp_path, assignment, source, "both_wrong")
     assert points[function] < _full(assignment, function)
+
+
+def test_re_checks_happen_only_for_a_failing_function_whose_upstream_failed():
+    """The stand-ins' round trips cost only submissions with a wrong upstream function (speed and fairness)."""
+    import functools
+
+    import attn_reference
+    from autograder.grade.api import hidden_test_files
+    from autograder.grade.carry import call_graph
+    from autograder.grade.compare import Tolerance
+    from autograder.engine import run_suite
+    from autograder.mutants.catalog import MUTANTS
+    from tests.autograder.support import InProcessSubmission
+
+    class Counting(InProcessSubmission):
+        rechecks = 0
+
+        def call_with_standins(self, *args, **kwargs):
+            Counting.rechecks += 1
+            return super().call_with_standins(*args, **kwargs)
+
+    assignment, function, upstream = CALLERS[0]
+    wrong_downstream = next(m for m in MUTANTS if m.function == function)
+    wrong_upstream = next(m for m in MUTANTS if m.function == upstream[0])
+    functions = {name: getattr(attn_reference, name) for name in assignment.functions}
+    tolerance = Tolerance(COURSE.defaults.rtol, COURSE.defaults.atol)
+    calling_the_wrong_one = functools.partial(getattr(attn_reference, function), **{upstream[0]: wrong_upstream.implementation})
+    for replaced, expect_rechecks in (({function: wrong_downstream.implementation}, False),
+                                      ({upstream[0]: wrong_upstream.implementation, function: calling_the_wrong_one}, True)):
+        Counting.rechecks = 0
+        run_suite(hidden_test_files(assignment), Counting({**functions, **replaced}), tolerance,
+                  questions=assignment.functions, upstream=call_graph(assignment.functions))
+        assert (Counting.rechecks > 0) == expect_rechecks, (replaced, Counting.rechecks)

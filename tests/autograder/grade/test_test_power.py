@@ -17,7 +17,7 @@ from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
-from autograder.grade.carry import upstream_of
+from autograder.grade.carry import call_graph, upstream_of
 from autograder.grade.compare import Tolerance, contract
 from autograder.mutants import MUTANTS
 from autograder.paths import SOLUTIONS_DIR
@@ -52,7 +52,7 @@ def _solution_functions(assignment_id: str) -> dict:
 
 def _grade(assignment, functions: dict, seed: int):
     results = run_suite(hidden_test_files(assignment), InProcessSubmission(functions), TOLERANCE,
-                        seed=seed, questions=assignment.functions)
+                        seed=seed, questions=assignment.functions, upstream=call_graph(assignment.functions))
     return results, score_questions(assignment, results)
 
 

@@ -124,3 +124,21 @@ def test_without_fork_the_reading_runs_in_the_process(monkeypatch):
         return SOURCE
 
     assert read_bounded(read, DEADLINE_S, "nb.ipynb") is SOURCE and touched == ["read"]
+
+
+def test_small_files_and_folders_are_read_in_the_process_and_the_rest_in_a_child(tmp_path):
+    from autograder.submission.bounded import IN_PROCESS_BYTES, small_input
+
+    small = tmp_path / "small.py"
+    small.write_text("x = 1\n")
+    large = tmp_path / "large.py"
+    large.write_bytes(b"#" * (IN_PROCESS_BYTES + 1))
+    archive = tmp_path / "small.zip"
+    archive.write_bytes(b"PK")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "a.py").write_bytes(b"#" * (IN_PROCESS_BYTES // 2))
+    assert small_input(small) and small_input(folder)
+    (folder / "b.py").write_bytes(b"#" * (IN_PROCESS_BYTES // 2 + 1))
+    assert not small_input(large) and not small_input(archive) and not small_input(folder)
+    assert not small_input(tmp_path / "missing.py")
