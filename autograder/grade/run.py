@@ -70,8 +70,12 @@ def read_and_parse(
     AmbiguousSubmission
         When a person must say which file is the submission.
     """
+    if small_input(Path(path)):  # read here, parsed once
+        source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs,
+                                 exclude=exclude)
+        return source, parse_source(source.source, source.origin)
     read = functools.partial(_read_and_check, assignment, Path(path), stubs, exclude)
-    source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name), small_input(Path(path)))
+    source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name))
     return source, parse_source(source.source, source.origin)
 
 

@@ -20,7 +20,7 @@ from autograder.grade.expect import expect_reference
 
 question = pytest.mark.question("softmax_gradient_norm")
 FUNCTION = "softmax_gradient_norm"
-N_SAMPLES = 4_000
+N_SAMPLES = 2_000  # per generator: as many samples in all as one generator of 4,000
 #: Generators each statistical check draws with: an estimate must follow each of them.
 GENERATORS = 2
 #: Samples for the exact checks: equality needs no statistics, only the draw order.
