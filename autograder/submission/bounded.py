@@ -23,6 +23,7 @@ import select
 import signal
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import Callable, NoReturn
 
@@ -32,7 +33,7 @@ from autograder.submission.locate import SubmissionSource, could_not_read
 
 #: Whether reading runs in a forked child (Linux), or in the process.
 FORKS = sys.platform == "linux"
-#: Inputs of at most this many bytes (a plain file, or a folder's files; not a zip) are read in the
+#: Inputs of at most this many bytes (a plain file, a folder's files, a zip's members) are read in the
 #: process: every parser the reading uses is linear on them, so they take milliseconds whatever they
 #: hold, and the fork (about 10 ms of a grading process) would cost more than the reading.
 IN_PROCESS_BYTES = 64 * 1024
@@ -47,8 +48,10 @@ def small_input(path: Path) -> bool:
     """Whether ``path`` is a file of at most :data:`IN_PROCESS_BYTES` (not a zip), or a folder of few files
     that hold no more together and no zip: what may be read without a child."""
     try:
+        if path.is_file() and path.suffix == ".zip":
+            return _small_zip(path)
         if path.is_file():
-            return path.suffix != ".zip" and path.stat().st_size <= IN_PROCESS_BYTES
+            return path.stat().st_size <= IN_PROCESS_BYTES
         total, looked_at = 0, 0
         for folder, _, files in os.walk(path):
             for file in files:
@@ -60,6 +63,19 @@ def small_input(path: Path) -> bool:
         return path.is_dir()
     except OSError:
         return False
+
+
+def _small_zip(path: Path) -> bool:
+    """A zip of at most :data:`IN_PROCESS_BYTES` whose members say they unpack to no more together (a member that
+    unpacks to more than it says fails its check while it is read: the reading stops there)."""
+    if path.stat().st_size > IN_PROCESS_BYTES:
+        return False
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, NotImplementedError):
+        return False
+    return len(members) <= MAX_ENTRIES_LOOKED_AT and sum(m.file_size for m in members) <= IN_PROCESS_BYTES
 
 
 def read_bounded(read: Callable[[], SubmissionSource], seconds: float, name: str, in_process: bool = False) -> SubmissionSource:

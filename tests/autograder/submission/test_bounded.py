@@ -133,8 +133,16 @@ def test_small_files_and_folders_are_read_in_the_process_and_the_rest_in_a_child
     small.write_text("x = 1\n")
     large = tmp_path / "large.py"
     large.write_bytes(b"#" * (IN_PROCESS_BYTES + 1))
-    archive = tmp_path / "small.zip"
+    archive = tmp_path / "broken.zip"
     archive.write_bytes(b"PK")
+    import zipfile
+
+    small_zip, large_zip = tmp_path / "small.zip", tmp_path / "large.zip"
+    with zipfile.ZipFile(small_zip, "w") as z:
+        z.writestr("a.py", "x = 1\n")
+    with zipfile.ZipFile(large_zip, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.py", "#" * (4 * IN_PROCESS_BYTES))  # a few KiB on disk, more when unpacked
+    assert small_input(small_zip) and large_zip.stat().st_size < IN_PROCESS_BYTES and not small_input(large_zip)
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "a.py").write_bytes(b"#" * (IN_PROCESS_BYTES // 2))
