@@ -13,7 +13,9 @@ translation:
   appears in the translation too (a translation may add some, never drop or change one).
 
 So no paragraph is missing its translation, and the numbers, shapes and names a student
-reads are the ones the English reader sees.
+reads are the ones the English reader sees. The text is read by a Markdown parser
+(markdown-it-py, CommonMark with tables and dollar math, as Jupyter renders notebooks), so
+nested lists, code fences inside list items and ``$`` inside code spans are what they are.
 """
 
 from __future__ import annotations
@@ -21,20 +23,28 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
-FENCE = "```"
-_LIST_ITEM = re.compile(r"^(\d+\.|[*-]) ")
-_HTML_TAG = re.compile(r"</?([a-zA-Z]+)[^>]*>")
-_INLINE_CODE = re.compile(r"`[^`]+`")
-_DISPLAY_MATH = re.compile(r"\$\$.+?\$\$", re.DOTALL)
-_INLINE_MATH = re.compile(r"\$[^$]+\$")
-_SPACES = re.compile(r"\s+")
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
 #: A number in running text: digits not glued to ASCII letters (hw1, CS231n) or other digits.
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_])")
-_FENCED = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
 #: Kinds of block whose text must be identical in both languages (a fence's comments aside).
 VERBATIM_KINDS = ("fence", "math", "comment")
 _COMMENT = re.compile(r"(^|\s)#.*$")
+_SPACES = re.compile(r"\s+")
+_HTML_TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)")
+#: Top-level block tokens: the kind each stands for.
+_KINDS = {"heading_open": "heading", "paragraph_open": "paragraph", "bullet_list_open": "list",
+          "ordered_list_open": "list", "table_open": "table", "math_block": "math", "fence": "fence",
+          "code_block": "fence", "html_block": "html", "blockquote_open": "quote", "hr": "rule"}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, double_inline=True)
 
 
 @dataclass(frozen=True)
@@ -44,7 +54,8 @@ class Block:
     Attributes
     ----------
     kind : str
-        ``paragraph``, ``heading``, ``list``, ``table``, ``math``, ``fence``, ``html`` or ``comment``.
+        ``paragraph``, ``heading``, ``list``, ``table``, ``math``, ``fence``, ``html``, ``comment``,
+        ``quote`` or ``rule``.
     shape : tuple
         What must match across languages besides the kind: a heading's level, a list's
         items, a table's rows and columns, an HTML block's tags.
@@ -57,47 +68,57 @@ class Block:
     text: str
 
 
+def _closing(tokens: list[Token], start: int) -> int:
+    """Index of the token that closes the top-level block opened at ``start`` (itself for a leaf block)."""
+    if tokens[start].nesting != 1:
+        return start
+    depth = 0
+    for index in range(start, len(tokens)):
+        depth += tokens[index].nesting
+        if depth == 0:
+            return index
+    return len(tokens) - 1
+
+
+def _shape(kind: str, inner: list[Token]) -> tuple:
+    opening = inner[0]
+    if kind == "heading":
+        return (int(opening.tag[1:]),)
+    if kind == "list":
+        return (sum(1 for t in inner if t.type == "list_item_open" and t.level == opening.level + 1),)
+    if kind == "table":
+        rows = sum(1 for t in inner if t.type == "tr_open")
+        return rows, sum(1 for t in inner if t.type == "th_open")
+    if kind == "html":
+        return tuple(_HTML_TAG.findall(opening.content))
+    return ()
+
+
+def _parsed_blocks(markdown: str) -> list[tuple[Block, list[Token]]]:
+    tokens, lines = _parser().parse(markdown), markdown.split("\n")
+    found, index = [], 0
+    while index < len(tokens):
+        token, end = tokens[index], _closing(tokens, index)
+        kind = _KINDS.get(token.type)
+        if kind is not None and token.level == 0:
+            inner = tokens[index:end + 1]
+            first, last = token.map or (0, 0)
+            text = "\n".join(lines[first:last]).rstrip("\n")
+            if kind == "html" and text.lstrip().startswith("<!--"):
+                kind = "comment"
+            found.append((Block(kind, _shape(kind, inner), text), inner))
+        index = end + 1
+    return found
+
+
 def split_blocks(markdown: str) -> list[str]:
-    """The blank-line separated blocks of ``markdown``; a code fence is one block, blank lines and all."""
-    blocks, current, in_fence = [], [], False
-    for line in markdown.split("\n"):
-        if line.strip().startswith(FENCE):
-            in_fence = not in_fence
-        if not line.strip() and not in_fence:
-            if current:
-                blocks.append("\n".join(current))
-            current = []
-            continue
-        current.append(line)
-    if current:
-        blocks.append("\n".join(current))
-    return blocks
-
-
-def classify(text: str) -> Block:
-    """The :class:`Block` of one block's text."""
-    lines = text.split("\n")
-    first = lines[0].lstrip()
-    if first.startswith(FENCE):
-        return Block("fence", (), text)
-    if first.startswith("<!--"):
-        return Block("comment", (), text)
-    if first.startswith("<"):
-        return Block("html", tuple(_HTML_TAG.findall(text)), text)
-    if first.startswith("#"):
-        return Block("heading", (len(first) - len(first.lstrip("#")),), text)
-    if text.startswith("$$") and text.endswith("$$"):
-        return Block("math", (), text)
-    if all(line.lstrip().startswith("|") for line in lines):
-        return Block("table", (len(lines), lines[0].count("|")), text)
-    if _LIST_ITEM.match(lines[0]):
-        return Block("list", (sum(1 for line in lines if _LIST_ITEM.match(line)),), text)
-    return Block("paragraph", (), text)
+    """The markdown text of each top-level block (a code fence is one block, blank lines and all)."""
+    return [block.text for block, _ in _parsed_blocks(markdown)]
 
 
 def blocks(markdown: str) -> list[Block]:
-    """The classified blocks of a markdown text."""
-    return [classify(text) for text in split_blocks(markdown)]
+    """The classified top-level blocks of a markdown text."""
+    return [block for block, _ in _parsed_blocks(markdown)]
 
 
 @dataclass(frozen=True)
@@ -110,17 +131,31 @@ class Facts:
     numbers: frozenset
 
 
+def _spans(token: Token, facts: dict) -> None:
+    """Collect the inline facts of one inline token's children."""
+    for child in token.children or ():
+        content = _SPACES.sub(" ", child.content)
+        if child.type == "code_inline":
+            facts["code"].add(f"`{content}`")
+        elif child.type == "math_inline":
+            facts["inline"].add(f"${content}$")
+        elif child.type == "math_inline_double":
+            facts["display"][f"$${child.content}$$"] += 1
+        elif child.type == "text":
+            facts["numbers"].update(NUMBER.findall(child.content))
+
+
 def markdown_facts(markdown: str) -> Facts:
-    """The :class:`Facts` of a markdown text; numbers are read from its prose only."""
-    text = _FENCED.sub(" ", markdown)
-    code = _INLINE_CODE.findall(text)
-    text = _INLINE_CODE.sub(" ", text)
-    display = _DISPLAY_MATH.findall(text)
-    text = _DISPLAY_MATH.sub(" ", text)
-    inline = _INLINE_MATH.findall(text)
-    text = _INLINE_MATH.sub(" ", text)
-    spans = [frozenset(_SPACES.sub(" ", span) for span in found) for found in (inline, code)]  # a span may wrap
-    return Facts(Counter(display), *spans, frozenset(NUMBER.findall(text)))
+    """The :class:`Facts` of a markdown text; numbers are read from its prose only (not code, math or markup)."""
+    facts = {"display": Counter(), "inline": set(), "code": set(), "numbers": set()}
+    for token in _parser().parse(markdown):
+        if token.type == "math_block":
+            facts["display"][f"$${token.content.strip()}$$"] += 1
+        elif token.type == "inline":
+            _spans(token, facts)
+        elif token.type == "html_block" and not token.content.lstrip().startswith("<!--"):
+            facts["numbers"].update(NUMBER.findall(re.sub(r"<[^>]*>", " ", token.content)))
+    return Facts(facts["display"], frozenset(facts["inline"]), frozenset(facts["code"]), frozenset(facts["numbers"]))
 
 
 def kept_facts_problems(english: Facts, translation: Facts) -> list[str]:

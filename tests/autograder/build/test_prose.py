@@ -64,7 +64,7 @@ CHINESE = textwrap.dedent(
 def test_a_fence_with_blank_lines_is_one_block():
     assert len(split_blocks(ENGLISH)) == 8
     assert [b.kind for b in blocks(ENGLISH)] == ["heading", "paragraph", "math", "list", "table", "comment", "fence", "html"]
-    assert [b.shape for b in blocks(ENGLISH)][:5] == [(2,), (), (), (2,), (3, 3)]
+    assert [b.shape for b in blocks(ENGLISH)][:5] == [(2,), (), (), (2,), (2, 2)]  # table: 2 rows, 2 columns
 
 
 def test_a_faithful_translation_has_no_problems():
@@ -77,7 +77,7 @@ def test_a_faithful_translation_has_no_problems():
         ("$$A = \\operatorname{softmax}(S)$$\n\n", "", "the English text has 8 blocks, the translation 7"),
         ("## 2. 分数", "### 2. 分数", "block 1 is heading[2]"),
         ("2. 第二", "2. 第二\n3. 第三", "block 4 is list[2]"),
-        ("| `x` | 1 |", "| `x` | 1 |\n| y | 2 |", "block 5 is table[3, 3]"),
+        ("| `x` | 1 |", "| `x` | 1 |\n| y | 2 |", "block 5 is table[2, 2]"),
         ("\\operatorname{softmax}(S)$$", "\\mathrm{softmax}(S)$$", "block 3 (math) must be identical"),
         ("course.yml -->", "course.yaml -->", "block 6 (comment) must be identical"),
         ("pytest                  # 同样", "pytest -x               # 同样", "block 7 (fence) must be identical"),
@@ -114,3 +114,25 @@ def test_numbers_glued_to_letters_are_names_not_numbers():
 
 def test_numbers_inside_math_and_code_are_not_prose_numbers():
     assert markdown_facts("$d_k = 4$ and `np.eye(3, 4)` and\n```\nx = 9\n```\n").numbers == frozenset()
+
+
+def test_ordinary_markdown_is_read_as_jupyter_renders_it():
+    """Nested lists, a fence inside a list item, ``$`` inside code spans: what a regular expression got wrong."""
+    text = textwrap.dedent("""\
+        1. first, with a nested list:
+           - one
+           - two
+
+           ```python
+           x = 1  # a fence inside the item, after a blank line
+
+           y = 2
+           ```
+        2. second costs `$5` and 3 steps
+
+        Price `a $ b` and $x$.""")
+    found = blocks(text)
+    assert [(b.kind, b.shape) for b in found] == [("list", (2,)), ("paragraph", ())]
+    facts = markdown_facts(text)
+    assert facts.inline_code == {"`$5`", "`a $ b`"} and facts.inline_math == {"$x$"}
+    assert facts.numbers == {"3"}, "numbers in the fence and in code spans are not prose"
