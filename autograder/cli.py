@@ -21,7 +21,6 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     common_options,
     run_and_exit,
     course_file,
-    course_given,
     feedback_language,
     is_quiet,
     load_ctx_course,
@@ -124,26 +123,25 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool)
     from autograder.build import build_release, release_drift, write_release
     from autograder.build.authoring import authoring_problems
     from autograder.build.leaks import course_forbidden_lines, find_leaks
-    from autograder.paths import releases_dir_for, solutions_dir_for
 
     course = _course(ctx)
-    releases, masters = releases_dir_for(course_file(ctx)), solutions_dir_for(course_given(ctx))
+    layout = course.layout
     forbidden = course_forbidden_lines(course) if check_only else {}
     drifted = []
     for assignment_id in _assignment_ids(course, assignment_ids):
-        files = build_release(course, assignment_id, masters)
-        out = releases / assignment_id
+        files = build_release(course, assignment_id)
+        out = layout.release(assignment_id)
         if check_only:
             drift = release_drift(files, out)
             drift += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
-            drift += authoring_problems(course.assignment(assignment_id))
+            drift += authoring_problems(course.assignment(assignment_id), layout.hidden_tests)
             drifted += [f"{assignment_id}: {line}" for line in drift]
             _say(ctx, f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
         else:
             written = write_release(files, out)
             _say(ctx, f"{assignment_id}: {len(written)} files in {out}")
     if drifted:
-        raise CourseCommandError(f"{releases} differs from a fresh build, leaks, or misses a reference or hidden tests:\n"
+        raise CourseCommandError(f"{layout.releases} differs from a fresh build, leaks, or misses a reference or hidden tests:\n"
                                  + "\n".join(drifted))
 
 

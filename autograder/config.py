@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
 from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE
@@ -214,6 +214,15 @@ class Course(_Strict):
         "(default: the first of them).",
         json_schema_extra={SHOWN_DEFAULT: "(the first of languages)"},
     )
+    _file: Path | None = PrivateAttr(default=None)
+
+    @property
+    def layout(self):
+        """Every path of this course, a :class:`~autograder.layout.CourseDirectory` (this project's course
+        when it was not read from a file)."""
+        from autograder.layout import CourseDirectory
+
+        return CourseDirectory.of(self._file)
 
     @field_validator("languages")
     @classmethod
@@ -357,7 +366,9 @@ def load_course(path: Path | str = DEFAULT_COURSE_FILE) -> Course:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror}") from None
-    return parse_course(text, source=str(path))
+    course = parse_course(text, source=str(path))
+    course._file = path.resolve()
+    return course
 
 
 def describe_schema(model: type[BaseModel] = Course, prefix: str = "") -> list[tuple[str, str, str]]:

@@ -56,8 +56,8 @@ EXIT_TOOL_FAILED = 2
 TESTS = "tests/autograder"
 #: Module name -> (source file, the fast test files that exercise it).
 MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "compare": ("autograder/grade/compare.py", (f"{TESTS}/grade/test_compare.py", f"{TESTS}/grade/test_expect.py")),
-    "messages": ("autograder/grade/messages.py", (f"{TESTS}/grade/test_expect.py", f"{TESTS}/grade/test_messages.py")),
+    "compare": ("autograder/judge/compare.py", (f"{TESTS}/grade/test_compare.py", f"{TESTS}/grade/test_expect.py")),
+    "messages": ("autograder/judge/messages.py", (f"{TESTS}/grade/test_expect.py", f"{TESTS}/grade/test_messages.py")),
     "scoring": ("autograder/scoring.py", (f"{TESTS}/test_scoring.py",)),
     "late": ("autograder/grade/late.py", (f"{TESTS}/grade/test_late.py",)),
     "static_check": ("autograder/grade/static_check.py", (f"{TESTS}/grade/test_static_check.py",)),

@@ -17,7 +17,7 @@ from pathlib import Path
 import autograder
 from autograder.batch.entries import Entry
 from autograder.gradebook.store import GradebookRow
-from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.layout import CourseDirectory
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
 FINGERPRINT_CHARS = 12
@@ -25,9 +25,9 @@ FINGERPRINT_CHARS = 12
 NOT_SUITE = ("__pycache__",)
 
 
-def suite_files(assignment_id: str, hidden_dir: Path | None = None) -> list[Path]:
+def suite_files(assignment_id: str, hidden_dir: Path) -> list[Path]:
     """Every file of an assignment's hidden suite (its folder, recursively, caches left out), sorted."""
-    folder = (HIDDEN_TESTS_DIR if hidden_dir is None else Path(hidden_dir)) / assignment_id
+    folder = Path(hidden_dir) / assignment_id
     return sorted(
         p for p in folder.rglob("*")
         if p.is_file() and not any(part in NOT_SUITE for part in p.relative_to(folder).parts) and p.suffix != ".pyc"
@@ -49,13 +49,14 @@ def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path 
     Parameters
     ----------
     hidden_dir : Path, optional
-        The folder of hidden suites (the grader's own, :data:`~autograder.paths.HIDDEN_TESTS_DIR`, by default).
+        The folder of hidden suites (by default the course's, see :class:`~autograder.layout.CourseDirectory`).
     """
     version = autograder.__version__
     digest = hashlib.sha256()
     _add(digest, b"version", version.encode())
     _add(digest, b"course", Path(course_file).read_bytes())
-    folder = (HIDDEN_TESTS_DIR if hidden_dir is None else Path(hidden_dir)) / assignment_id
+    hidden_dir = CourseDirectory.of(course_file).hidden_tests if hidden_dir is None else Path(hidden_dir)
+    folder = hidden_dir / assignment_id
     for path in suite_files(assignment_id, hidden_dir):
         _add(digest, os.fsencode(path.relative_to(folder)), path.read_bytes())
     return f"{version}+{digest.hexdigest()[:FINGERPRINT_CHARS]}"

@@ -99,8 +99,7 @@ def _read_all(paths: list[Path]) -> list[str]:
 
 
 def course_forbidden_lines(course) -> dict[str, str]:
-    """Forbidden lines of the course's masters, hidden tests and reference, from their usual places."""
-    from autograder.paths import HIDDEN_TESTS_DIR, REFERENCE_DIR, SOLUTIONS_DIR
-
-    masters = [SOLUTIONS_DIR / a.id / a.module for a in course.assignments]
-    return project_forbidden_lines(SOLUTIONS_DIR, HIDDEN_TESTS_DIR, REFERENCE_DIR, masters)
+    """Forbidden lines of the course's masters, hidden tests and reference, from its layout."""
+    layout = course.layout
+    masters = [layout.master(a) for a in course.assignments]
+    return project_forbidden_lines(layout.solutions, layout.hidden_tests, layout.reference, masters)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.grade.compare import reference_output
+from autograder.judge.compare import reference_output
 
 #: File name of the cases in a release and of the instructor's case list in solutions/<id>/.
 CASES_FILE = "public_cases.npz"

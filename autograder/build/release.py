@@ -25,7 +25,6 @@ from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE, language_of_f
 from autograder.paths import (
     NOTEBOOK_SOURCE,
     PUBLIC_TESTS_SOURCE,
-    SOLUTIONS_DIR,
     public_tests_name,
 )
 
@@ -244,8 +243,8 @@ def _marked_questions(test_source: str) -> set[str]:
     return names
 
 
-def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUTIONS_DIR) -> BuildContext:
-    """Read the masters of one assignment.
+def load_context(course: Course, assignment_id: str, solutions_dir: Path | None = None) -> BuildContext:
+    """Read the masters of one assignment, from ``solutions_dir`` (default: the course's ``solutions/``).
 
     Raises
     ------
@@ -253,7 +252,7 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUT
         When a master is missing.
     """
     assignment = course.assignment(assignment_id)
-    folder = solutions_dir / assignment.id
+    folder = (solutions_dir or course.layout.solutions) / assignment.id
     try:
         cases = tuple(instructor_cases(folder / CASES_SOURCE))
     except (OSError, ValueError, SyntaxError) as error:
@@ -273,7 +272,7 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path = SOLUT
     )
 
 
-def build_release(course: Course, assignment_id: str, solutions_dir: Path = SOLUTIONS_DIR) -> dict[str, str | bytes]:
+def build_release(course: Course, assignment_id: str, solutions_dir: Path | None = None) -> dict[str, str | bytes]:
     """Every file of the student release of one assignment (relative path -> text).
 
     Raises

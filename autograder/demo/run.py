@@ -16,7 +16,6 @@ from autograder.gradebook import Gradebook
 from autograder.gradebook.class_report import write_class_report
 from autograder.gradebook.export import safe_name, write_csv, write_feedback
 from autograder.languages import KNOWN_LANGUAGES
-from autograder.paths import ASSIGNMENTS_DIR
 
 #: Grading processes the demo uses (the machine the targets are set for has 2 cores).
 DEMO_JOBS = 2
@@ -25,7 +24,7 @@ DEMO_JOBS = 2
 def build_all(course: Course, console: Console) -> None:
     """Regenerate every release (a no-op when assignments/ is up to date)."""
     for assignment in course.assignments:
-        written = write_release(build_release(course, assignment.id), ASSIGNMENTS_DIR / assignment.id)
+        written = write_release(build_release(course, assignment.id), course.layout.release(assignment.id))
         console.print(f"built {assignment.id}: {len(written)} files in assignments/{assignment.id}/")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder.build.markers import keep_solutions
 from autograder.build.notebook import render_notebook
 from autograder.config import Course
-from autograder.paths import ASSIGNMENTS_DIR, NOTEBOOK_SOURCE, SOLUTIONS_DIR
+from autograder.paths import NOTEBOOK_SOURCE
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,11 @@ def _write(path: Path, data: str | bytes) -> None:
 def write_sample_class(course: Course, assignment_id: str, out_dir: Path) -> list[str]:
     """Write one entry per student into ``out_dir``; return the student names."""
     assignment = course.assignment(assignment_id)
-    masters = SOLUTIONS_DIR / assignment_id
+    masters = course.layout.masters(assignment_id)
     solution = keep_solutions((masters / assignment.module).read_text(encoding="utf-8"))
     module = assignment.module
     _write(out_dir / "ada" / module, solution)
-    _write(out_dir / "ben" / module, (ASSIGNMENTS_DIR / assignment_id / module).read_text(encoding="utf-8"))
+    _write(out_dir / "ben" / module, (course.layout.release(assignment_id) / module).read_text(encoding="utf-8"))
     notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution, questions=assignment.questions)
     _write(out_dir / "gus" / assignment.notebook, notebook)
     with zipfile.ZipFile(out_dir / "olga.zip", "w") as archive:

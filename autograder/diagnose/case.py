@@ -16,7 +16,7 @@ import numpy as np
 
 from attn_reference.contract import Contract
 from autograder.errors import SubmissionError
-from autograder.grade.compare import Parts, Raised, Tolerance, contract, reference_function, reference_signature, run, same_values, split
+from autograder.judge.compare import Parts, Raised, Tolerance, contract, reference_function, reference_signature, run, same_values, split
 
 #: Most extra calls into the student's function one case may make while diagnosing.
 MAX_STUDENT_CALLS = 6

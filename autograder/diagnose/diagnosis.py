@@ -1,18 +1,20 @@
 """Name the bug behind a failed call: behavioural probes first, then the mutant catalog.
 
-:func:`diagnose` runs the probes (:mod:`.probes`) and replays the mutants
-(:mod:`.replay`) on a failed :class:`~.case.Case`, and turns what they found into
+:func:`diagnose` runs the probes (:mod:`.probes`) and the finders it is given (the grader gives
+the course's mutant catalog, :func:`autograder.mutants.replay.replay_mutants`) on a failed
+:class:`~.case.Case`, and turns what they found into
 :class:`~autograder.engine.results.Diagnosis` objects whose hints come from the one
 registry of bugs (:mod:`.registry`).
 """
 
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
 from autograder.diagnose.probes.finding import Finding
 from autograder.diagnose.registry import bug
-from autograder.diagnose.replay import replay_mutants
 from autograder.engine.results import Diagnosis
 
 
@@ -25,18 +27,30 @@ def explain(function: str, findings: list[Finding]) -> tuple[Diagnosis, ...]:
     return tuple(seen.values())
 
 
-def findings_for(case: Case) -> list[Finding]:
-    """What the probes and the mutant catalog recognise in a failed call, most specific first."""
+#: Something that names bugs in a failed call beside the probes (the mutant catalog's replay).
+Finder = Callable[[Case], list[Finding]]
+
+
+def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
+    """What the probes and then ``finders`` recognise in a failed call, most specific first."""
     found = [finding for probe in PROBES for finding in probe(case)]
-    found += replay_mutants(case)
+    found += [finding for finder in finders for finding in finder(case)]
     if not found:
         found = [finding for probe in FALLBACK_PROBES for finding in probe(case)]
     return found
 
 
-def diagnose(case: Case) -> tuple[Diagnosis, ...]:
-    """The named bugs that explain a failed call (empty when none does, or when the result is right)."""
+def diagnose(case: Case, finders: Sequence[Finder] = ()) -> tuple[Diagnosis, ...]:
+    """The named bugs that explain a failed call (empty when none does, or when the result is right).
+
+    Parameters
+    ----------
+    case : Case
+        The failed call.
+    finders : sequence of callables
+        Further finders run after the probes, e.g. the mutant catalog's replay.
+    """
     if case.matches_reference(case.student):
         return ()
-    return explain(case.function, findings_for(case))
+    return explain(case.function, findings_for(case, finders))
 

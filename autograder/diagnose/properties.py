@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference.contract import OutputKind
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import reference_parameters
 from autograder.diagnose.probes.finding import Finding
-from autograder.grade.compare import Parts, contract
+from autograder.judge.compare import Parts, contract
 from autograder.i18n import Message, msg
 
 LIST = "list"

@@ -222,7 +222,7 @@ def _call(case: Case, arguments: dict) -> BaseException | None:
 
 def _arguments(case: Case, subject: Subject, tolerance, seed: int) -> dict:
     """The case's parameters and the fixtures it asks for (``draw`` fresh for this case)."""
-    from autograder.grade.draw import Draw
+    from autograder.judge.draw import Draw
 
     provided = {"submission": subject, "tol": tolerance}
     if "draw" in case.fixtures:

@@ -42,10 +42,10 @@ PYTEST_ARGS = (
 def fixtures_plugin(subject: Subject, tolerance, seed: int) -> types.ModuleType:
     """A plugin module holding the ``submission``, ``tol`` and ``draw`` fixtures.
 
-    ``draw`` is a fresh :class:`~autograder.grade.draw.Draw` per test, seeded from the
+    ``draw`` is a fresh :class:`~autograder.judge.draw.Draw` per test, seeded from the
     run's ``seed`` and the test's id.
     """
-    from autograder.grade.draw import Draw
+    from autograder.judge.draw import Draw
 
     @pytest.fixture(scope="session", name="submission")
     def submission_fixture():

@@ -17,7 +17,7 @@ from autograder.errors import GraderError
 
 
 @contextmanager
-def _importable(folder: Path):
+def importable(folder: Path):
     """Let the suite's files import their neighbours (e.g. ``checklib``) while it runs."""
     sys.path.insert(0, str(folder))
     try:
@@ -73,7 +73,7 @@ def run_suite(
     subject = Subject(submission, questions)
     upstream = dict(upstream or {})
     folder = test_files[0].parent
-    with _importable(folder):
+    with importable(folder):
         cases = None if use_pytest else _direct_plan(test_files)
         if cases is None:
             from autograder.engine.pytest_runner import run_with_pytest
@@ -98,7 +98,7 @@ def prepare_suite(test_files: list[Path]) -> None:
     GraderError
         When the suite's own code fails to import.
     """
-    with _importable(test_files[0].parent):
+    with importable(test_files[0].parent):
         _direct_plan(test_files)
 
 

@@ -8,7 +8,7 @@ and collects, per test, the upstream functions a result was carried forward from
 
 from __future__ import annotations
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 
 
 class Subject:

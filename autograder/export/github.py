@@ -91,7 +91,7 @@ class GithubTarget(ExportTarget):
         written = []
         for assignment in context.assignments:
             folder = out / assignment.id
-            release = build_release(context.course, assignment.id)
+            release = build_release(context.course, assignment.id, context.layout.solutions)
             files = {**release, WORKFLOW: workflow(assignment.id, context.package, context.feedback_language)}
             files.update({f"{RELEASES}/{assignment.id}/{name}": release[name] for name in (assignment.module, assignment.notebook)})
             for relative, content in sorted(files.items()):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from autograder.export.shell import GRADE_WITH_FALLBACK
 from autograder.export.target import ExportContext, ExportError, ExportTarget
+from autograder.layout import HIDDEN_TESTS
 from autograder.paths import PROJECT_ROOT
 
 ZIP_NAME = "autograder.zip"
@@ -124,7 +125,7 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
     """The autograder zip of one assignment."""
     from autograder.build import build_release
 
-    release = build_release(context.course, assignment.id)
+    release = build_release(context.course, assignment.id, context.layout.solutions)
     with zipfile.ZipFile(path, "w") as archive:
         _add(archive, "setup.sh", SETUP_SH.replace("{wheel}", wheel.name), EXECUTABLE)
         _add(archive, "run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, fallback=GRADE_WITH_FALLBACK,
@@ -135,7 +136,23 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
         _add(archive, "course.yml", context.course_file.read_bytes())
         for name in (assignment.module, assignment.notebook):
             _add(archive, f"assignments/{assignment.id}/{name}", release[name])
+        for test_file in hidden_suite_files(context.layout, assignment.id):
+            _add(archive, f"{HIDDEN_TESTS}/{assignment.id}/{test_file.name}", test_file.read_bytes())
     return path
+
+
+def hidden_suite_files(layout, assignment_id: str) -> list[Path]:
+    """The hidden suite the zip carries beside its course.yml (where ``--course`` finds it on Gradescope).
+
+    Raises
+    ------
+    ExportError
+        When the course has none for the assignment.
+    """
+    files = sorted(layout.hidden_suite(assignment_id).glob("test_*.py"))
+    if not files:
+        raise ExportError(f"no hidden tests for {assignment_id} in {layout.hidden_suite(assignment_id)}")
+    return files
 
 
 class GradescopeTarget(ExportTarget):

@@ -19,7 +19,7 @@ import time
 import traceback
 from contextlib import contextmanager
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.errors import (
     BadReturn,
     CallTimeout,

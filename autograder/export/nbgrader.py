@@ -14,7 +14,6 @@ from pathlib import Path
 
 from autograder.export.target import ExportContext, ExportTarget
 from autograder.languages import localized_file_name
-from autograder.paths import SOLUTIONS_DIR
 
 #: Seconds a cell may run beyond the course's submission budget (kernel start, imports).
 CELL_TIMEOUT_MARGIN_S = 60
@@ -72,13 +71,13 @@ class NbgraderTarget(ExportTarget):
                               encoding="utf-8")
         languages = context.course.languages
         for assignment in context.assignments:
-            master = (SOLUTIONS_DIR / assignment.id / assignment.module).read_text(encoding="utf-8")
+            master = context.layout.master(assignment).read_text(encoding="utf-8")
             for language in languages:
                 name = localized_file_name(assignment.notebook, language, languages[0])
                 target = out / SOURCE_DIR / nbgrader_assignment(assignment.id, language, languages[0]) / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(graded_notebook(assignment, master, context.spec(assignment.id), hidden=True,
-                                                  language=language, name=name), encoding="utf-8")
+                                                  language=language, name=name, layout=context.layout), encoding="utf-8")
                 written.append(target)
         return written
 

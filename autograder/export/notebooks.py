@@ -22,7 +22,8 @@ from autograder.build.docstrings import load_docstrings
 from autograder.export.spec import GradingSpec
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
-from autograder.paths import NOTEBOOK_SOURCE, SOLUTIONS_DIR
+from autograder.layout import CourseDirectory
+from autograder.paths import NOTEBOOK_SOURCE
 
 #: nbgrader's cell metadata schema.
 NBGRADER_SCHEMA = 3
@@ -37,9 +38,9 @@ GRADING_HEADING = msg(
 )
 
 
-def notebook_source(assignment: Assignment) -> str:
-    """The assignment's notebook source (Jupytext percent format) from ``solutions/``."""
-    return (SOLUTIONS_DIR / assignment.id / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
+def notebook_source(assignment: Assignment, layout: CourseDirectory | None = None) -> str:
+    """The assignment's notebook source (Jupytext percent format) from the course's ``solutions/``."""
+    return (layout or CourseDirectory.of()).notebook_source(assignment.id).read_text(encoding="utf-8")
 
 
 def grade_cell_source(function: str, number: int, points: float, spec: GradingSpec | None) -> str:
@@ -79,7 +80,8 @@ def _grade_metadata(function: str, points: float) -> dict:
 
 
 def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool,
-                    language: str = SOURCE_LANGUAGE, name: str | None = None) -> str:
+                    language: str = SOURCE_LANGUAGE, name: str | None = None,
+                    layout: CourseDirectory | None = None) -> str:
     """The notebook in ``language`` as ``.ipynb`` JSON, with nbgrader's metadata and grade cells.
 
     Parameters
@@ -94,10 +96,13 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
         The language of the prose and the docstrings (the code cells are the same in every language).
     name : str, optional
         The notebook's file name in that language, which its prose names (``scaled_attention.zh.ipynb``).
+    layout : CourseDirectory, optional
+        The course whose masters hold the notebook's source (default: this project's course).
     """
-    docstrings = None if language == SOURCE_LANGUAGE else load_docstrings(SOLUTIONS_DIR / assignment.id, language).functions
+    layout = layout or CourseDirectory.of()
+    docstrings = None if language == SOURCE_LANGUAGE else load_docstrings(layout.masters(assignment.id), language).functions
     renames = {assignment.notebook: name} if name and name != assignment.notebook else None
-    rendered = render_notebook(notebook_source(assignment), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
+    rendered = render_notebook(notebook_source(assignment, layout), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
                                assignment.questions, language, docstrings, renames)
     notebook = nbformat.reads(rendered, as_version=4)
     for cell in notebook.cells:

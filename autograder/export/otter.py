@@ -112,14 +112,15 @@ class OtterTarget(ExportTarget):
             folder = out / assignment.id
             (folder / TESTS_DIR).mkdir(parents=True)
             spec = context.spec(assignment.id)
-            cases = hidden_cases(assignment.id)
+            cases = hidden_cases(assignment.id, context.layout.hidden_tests)
             for number, function in enumerate(assignment.functions, start=1):
                 path = folder / TESTS_DIR / f"{function}.py"
                 path.write_text(test_file(spec, number, function, [c for c in cases if c.question == function]), encoding="utf-8")
                 written.append(path)
             config = folder / "otter_config.json"
             config.write_text(json.dumps(otter_config(assignment.id), indent=2) + "\n", encoding="utf-8")
-            students = student_notebooks(context.course, assignment, build_release(context.course, assignment.id), folder / "student")
+            release = build_release(context.course, assignment.id, context.layout.solutions)
+            students = student_notebooks(context.course, assignment, release, folder / "student")
             written += [config, *students, generate_zip(folder, context.package)]
         return written
 

@@ -25,7 +25,7 @@ from autograder.export.cases import suite_files
 from autograder.export.namespace import NamespaceSubmission
 from autograder.export.spec import GradingSpec
 from autograder.grade.carry import call_graph
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, question_fraction

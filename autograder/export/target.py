@@ -16,6 +16,7 @@ from autograder import __version__
 from autograder.config import Course
 from autograder.errors import GraderError
 from autograder.export.spec import GradingSpec
+from autograder.layout import CourseDirectory
 
 #: What CI installs to grade, unless the export is told otherwise (``--package``).
 DEFAULT_PACKAGE = f"attn-course=={__version__}"
@@ -53,6 +54,11 @@ class ExportContext:
     seeds: dict = field(default_factory=dict)
     package: str = DEFAULT_PACKAGE
     language: str | None = None
+
+    @property
+    def layout(self) -> CourseDirectory:
+        """Every path of the exported course (its masters, releases and hidden suites)."""
+        return CourseDirectory.of(self.course_file)
 
     @property
     def feedback_language(self) -> str:

@@ -34,7 +34,7 @@ def new_seed() -> int:
 
 
 def hidden_test_files(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
-    """The hidden suite of an assignment.
+    """The hidden suite of an assignment, in ``tests_dir`` (default: this project's course's).
 
     Raises
     ------
@@ -89,7 +89,7 @@ def grade_submission(
     *,
     submitted_at: dt.datetime | None = None,
     submitted: SubmissionTime | None = None,
-    tests_dir: Path = HIDDEN_TESTS_DIR,
+    tests_dir: Path | None = None,
     seed: int | None = None,
 ) -> GradeResult:
     """Grade the submission at ``path`` against the hidden suite of ``assignment_id``.
@@ -104,6 +104,8 @@ def grade_submission(
     submitted : SubmissionTime, optional
         When it was handed in and who says so (instead of ``submitted_at``). Without
         either, no late penalty applies.
+    tests_dir : Path, optional
+        The folder of hidden suites (default: the course's, :attr:`~autograder.layout.CourseDirectory.hidden_tests`).
     seed : int, optional
         The run's seed (a fresh one when None).
 
@@ -118,7 +120,8 @@ def grade_submission(
     times = {"submitted_at": when.at.isoformat() if when.at else None, "submitted_at_source": when.source}
     assignment = course.assignment(assignment_id)
     seed = new_seed() if seed is None else seed
-    run = run_on_submission(course, assignment, Path(path), hidden_test_files(assignment, tests_dir), seed=seed,
+    suite = hidden_test_files(assignment, tests_dir or course.layout.hidden_tests)
+    run = run_on_submission(course, assignment, Path(path), suite, seed=seed,
                             upstream=call_graph(assignment.functions))
     violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from autograder.errors import SubmissionError
-from autograder.grade.compare import contract, reference_function
+from autograder.judge.compare import contract, reference_function
 
 
 def upstream_of(function: str, questions: tuple[str, ...]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from autograder.grade.compare import reference_output
+from autograder.judge.compare import reference_output
 from autograder.grade.expect import expect
 from autograder.i18n import msg
 

@@ -8,7 +8,7 @@ function through the sandbox, then :func:`judge` decides, in this order:
 3. when that fails and the function calls other graded functions, the function called
    again with those answered by the reference, against the reference (error carried
    forward, :mod:`autograder.grade.carry`);
-4. when it still fails, what the difference is (:mod:`autograder.grade.messages`) and
+4. when it still fails, what the difference is (:mod:`autograder.judge.messages`) and
    which bug explains it (:mod:`autograder.diagnose`).
 """
 
@@ -18,15 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import Case
 from autograder.diagnose.diagnosis import diagnose, explain
 from autograder.diagnose.properties import call_properties
 from autograder.engine.results import Diagnosis
+from autograder.mutants.replay import replay_mutants
 from autograder.engine.subject import Subject
 from autograder.errors import BadReturn, GraderError, NotImplementedYet, StudentException, SubmissionError
 from autograder.grade.carry import recheck, standin_caller, upstream_of
-from autograder.grade.compare import (
+from autograder.judge.compare import (
     Parts,
     Raised,
     Tolerance,
@@ -37,12 +38,15 @@ from autograder.grade.compare import (
     split,
 )
 from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
-from autograder.grade.messages import describe
+from autograder.judge.messages import describe
 from autograder.i18n import Message, N_, msg
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
 FLOAT32_TOLERANCE = Tolerance(rtol=1e-4, atol=1e-6)
 #: What a broken call property says, before the diagnosis's hint, by bug id.
+#: Finders of bugs beyond the probes: the course's mutant catalog.
+FINDERS = (replay_mutants,)
+
 PROPERTY_PROBLEMS = {
     "call.modifies_input": N_("the call changed its argument {argument} in place"),
     "call.returns_list": N_("it returned a Python list instead of {documented}"),
@@ -216,7 +220,7 @@ def _failed_call(function, args, kwargs, error: SubmissionError, reference: Part
         except ValueError:
             pass
     case = Case(function, args, kwargs, tol, reference, student, caller)
-    return Verdict(error.student_message, diagnose(case))
+    return Verdict(error.student_message, diagnose(case, FINDERS))
 
 
 def _caller(subject, function: str):
@@ -233,7 +237,7 @@ def _explained(tol, function, args, kwargs, outcome: CallOutcome, reference: Par
     except ValueError:
         return Verdict(problem, explain(function, properties))
     case = Case(function, args, kwargs, tol, reference, student, caller)
-    return Verdict(problem, explain(function, properties) + _new(diagnose(case), properties))
+    return Verdict(problem, explain(function, properties) + _new(diagnose(case, FINDERS), properties))
 
 
 def _new(diagnoses: tuple[Diagnosis, ...], properties) -> tuple[Diagnosis, ...]:

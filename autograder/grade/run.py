@@ -18,10 +18,9 @@ from autograder.engine import TestResult, run_suite
 from autograder.engine.runner import prepare_suite
 from autograder.errors import LoadFailed
 from autograder.grade.load_notes import load_notes
-from autograder.grade.tolerance import Tolerance
+from autograder.judge.tolerance import Tolerance
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
-from autograder.paths import ASSIGNMENTS_DIR
 from autograder.submission import SubmissionSource, read_submission
 from autograder.submission.bounded import read_bounded, small_input
 from autograder.submission.locate import ReleaseStubs, release_stubs, shown
@@ -81,14 +80,14 @@ def read_and_parse(
 
 def run_on_submission(
     course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
-    show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path = ASSIGNMENTS_DIR,
+    show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path | None = None,
     stubs: ReleaseStubs | None = None, upstream: dict[str, tuple[str, ...]] | None = None,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
 
     Which file of a folder or zip is the submission follows
-    :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` telling
-    untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
+    :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` (default: the course's)
+    telling untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
     ``upstream`` is the call graph of the graded functions (error carried forward; see
     :func:`autograder.engine.runner.run_suite`).
 
@@ -99,7 +98,7 @@ def run_on_submission(
         which file is the submission.
     """
     if stubs is None:
-        stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
+        stubs = release_stubs((releases_dir or course.layout.releases) / assignment.id, assignment.module, assignment.notebook, assignment.functions)
     try:
         source, tree = read_and_parse(course, assignment, path, stubs, exclude)
     except LoadFailed as error:

@@ -31,7 +31,7 @@ class Extracted:
 
     msgid: str
     msgid_plural: str | None
-    reference: str  # "autograder/grade/messages.py:42"
+    reference: str  # "autograder/judge/messages.py:42"
 
     @property
     def key(self) -> tuple[str, str | None]:

@@ -28,7 +28,7 @@ KIT_ENTRY_POINT = "autograder.entry:run_kit"
 #: The modules of the autograder package the kit holds (paths relative to the package's parent folder).
 KIT_MODULES = (
     "autograder/__init__.py",
-    "autograder/call.py",
+    "autograder/sandbox/call.py",
     "autograder/cli_common.py",
     "autograder/config.py",
     "autograder/entry.py",
@@ -58,7 +58,7 @@ KIT_MODULES = (
     "autograder/engine/runner.py",
     "autograder/engine/subject.py",
     "autograder/grade/__init__.py",
-    "autograder/grade/draw.py",
+    "autograder/judge/draw.py",
     "autograder/grade/figures.py",
     "autograder/grade/load_notes.py",
     "autograder/grade/record.py",
@@ -66,7 +66,7 @@ KIT_MODULES = (
     "autograder/grade/result.py",
     "autograder/grade/run.py",
     "autograder/grade/static_check.py",
-    "autograder/grade/tolerance.py",
+    "autograder/judge/tolerance.py",
     "autograder/i18n/__init__.py",
     "autograder/i18n/catalog.py",
     "autograder/i18n/message.py",

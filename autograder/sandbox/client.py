@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.config import Defaults
 from autograder.errors import (
     BadReturn,

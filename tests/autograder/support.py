@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.errors import MissingFunction, NotImplementedYet, StudentException
 from autograder.inputs import materialize
 from autograder.sandbox.worker import input_snapshots, modified_inputs, returned_kinds
@@ -112,3 +112,28 @@ def descendants(pid: int, parents: dict[int, int] | None = None) -> list[int]:
         frontier = [child for child, parent in parents.items() if parent in frontier]
         found += frontier
     return found
+
+
+def course_beside(folder, text: str | bytes | None = None, *, copy_suite: bool = False):
+    """A course directory in ``folder``: its course.yml (this course's, or ``text``), this course's masters and
+    hidden suites (linked, or the suites copied with ``copy_suite``) and a copy of its releases; the course file's path.
+    """
+    import shutil
+    from pathlib import Path
+
+    from autograder.config import DEFAULT_COURSE_FILE
+    from autograder.layout import CourseDirectory
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    ours = CourseDirectory.of()
+    course_file = folder / DEFAULT_COURSE_FILE.name
+    data = DEFAULT_COURSE_FILE.read_bytes() if text is None else text
+    course_file.write_bytes(data) if isinstance(data, bytes) else course_file.write_text(data, encoding="utf-8")
+    (folder / "solutions").symlink_to(ours.solutions, target_is_directory=True)
+    if copy_suite:
+        shutil.copytree(ours.hidden_tests, folder / "hidden_tests", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        (folder / "hidden_tests").symlink_to(ours.hidden_tests, target_is_directory=True)
+    shutil.copytree(ours.releases, folder / "assignments", ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    return course_file

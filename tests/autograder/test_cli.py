@@ -23,6 +23,7 @@ from autograder.cli import main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.demo.sample_class import BUGGY_STUDENTS, buggy_source
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
+from tests.autograder.support import course_beside
 
 COURSE = load_course()
 HW1 = COURSE.assignment("hw1_scaled_attention")
@@ -455,23 +456,29 @@ def test_file_times_decide_late_days_only_when_asked_for(tmp_path):
 
 
 def test_build_with_another_course_file_writes_beside_it_and_catches_drift_in_every_generated_file(tmp_path):
-    other = tmp_path / "other.yml"
-    other.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    other = course_beside(tmp_path / "a")
+    shutil.rmtree(tmp_path / "a" / "assignments")
     before = {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()}
     built = run("build", HW1.id, "--course", other)
     assert built.exit_code == 0, built.output
-    assert (tmp_path / "assignments" / HW1.id / HW1.module).is_file()
+    assert (tmp_path / "a" / "assignments" / HW1.id / HW1.module).is_file()
     assert {p: p.stat().st_mtime_ns for p in (ASSIGNMENTS_DIR / HW1.id).iterdir()} == before
     assert run("--course", other, "build", "--check-only", HW1.id).exit_code == 0
-    changed = other.read_text(encoding="utf-8").replace("{function: softmax, points: 2}", "{function: softmax, points: 3}")
-    other = tmp_path / "other_changed.yml"  # a new file: course files are read once per path and process
-    other.write_text(changed, encoding="utf-8")
-    drifted = run("build", "--check-only", HW1.id, "--course", other)
+    data = yaml.safe_load(other.read_text(encoding="utf-8"))
+    first = data["assignments"][0]["questions"][0]
+    first["points"] += 1
+    changed = tmp_path / "b" / other.name  # a new file: course files are read once per path and process
+    changed.parent.mkdir()
+    changed.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    for name in ("solutions", "hidden_tests", "assignments"):
+        (changed.parent / name).symlink_to(other.parent / name, target_is_directory=True)
+    drifted = run("build", "--check-only", HW1.id, "--course", changed)
     assert drifted.exit_code == 1
     for generated in ("README.md", HW1.notebook, "release.json"):
         assert f"{HW1.id}: changed: {generated}" in drifted.stderr
-    assert run("build", HW1.id, "--course", other).exit_code == 0
-    assert "| 1 | `softmax` | 3 |" in (tmp_path / "assignments" / HW1.id / "README.md").read_text(encoding="utf-8")
+    assert run("build", HW1.id, "--course", changed).exit_code == 0
+    readme = (tmp_path / "a" / "assignments" / HW1.id / "README.md").read_text(encoding="utf-8")
+    assert f"| 1 | `{first['function']}` | {first['points']:g} |" in readme
 
 
 def test_kit_writes_the_student_kit_wheel_and_names_it(tmp_path):

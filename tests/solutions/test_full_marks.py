@@ -15,7 +15,7 @@ from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
 from autograder.grade.carry import call_graph
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
 from autograder.scoring import score_questions
 from tests.autograder.support import InProcessSubmission

@@ -15,8 +15,8 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
-from autograder.grade.compare import Parts, Raised
-from autograder.grade.messages import distribution_axis
+from autograder.judge.compare import Parts, Raised
+from autograder.judge.messages import distribution_axis
 
 MASK = "mask"
 WEIGHT_PREFIXES = ("W_", "U_")

@@ -13,7 +13,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
-from autograder.grade.compare import Parts, Raised, same_values
+from autograder.judge.compare import Parts, Raised, same_values
 from autograder.inputs import RngSeed
 
 #: The batch examples tried: the first and the last.

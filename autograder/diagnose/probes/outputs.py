@@ -15,8 +15,8 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
-from autograder.grade.compare import Parts
-from autograder.grade.messages import distribution_axis
+from autograder.judge.compare import Parts
+from autograder.judge.messages import distribution_axis
 
 #: Reference entries smaller than this are left out when measuring a ratio.
 SMALLEST_RATIO_BASE = 1e-6

@@ -14,7 +14,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
-from autograder.grade.compare import Parts
+from autograder.judge.compare import Parts
 from autograder.i18n import msg
 
 #: Standard errors within which a variance counts as "the right size".

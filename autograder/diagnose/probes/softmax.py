@@ -22,8 +22,8 @@ from attn_reference._validate import as_float_array
 from attn_reference.softmax import softmax as reference_softmax
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
-from autograder.grade.compare import Parts, Raised, run
-from autograder.grade.messages import distribution_axis
+from autograder.judge.compare import Parts, Raised, run
+from autograder.judge.messages import distribution_axis
 from autograder.diagnose.phrases import axis_of
 
 #: Weights below this are treated as zero when fitting (their logarithm says nothing).

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from autograder.grade.draw import HEAD_COUNTS, HEAD_SIZES
-from autograder.grade.compare import reference_output
+from autograder.judge.draw import HEAD_COUNTS, HEAD_SIZES
+from autograder.judge.compare import reference_output
 from autograder.grade.expect import expect, expect_reference
 from autograder.i18n import msg
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.draw import HEAD_COUNTS, HEAD_SIZES
+from autograder.judge.draw import HEAD_COUNTS, HEAD_SIZES
 from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from attn_reference import numerical_gradient, softmax
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.grade.expect import expect, expect_reference
-from autograder.grade.messages import first_mismatch
+from autograder.judge.messages import first_mismatch
 from autograder.i18n import msg
 
 question = pytest.mark.question("softmax_backward")

@@ -15,6 +15,7 @@ from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.grade.submitted import TimeSource
 from autograder.paths import HIDDEN_TESTS_DIR
 from tests.autograder.gradebook.test_store import make_row
+from tests.autograder.support import course_beside
 
 HW1 = load_course(DEFAULT_COURSE_FILE).assignment("hw1_scaled_attention")
 WHEN = dt.datetime(2027, 3, 9, 2, tzinfo=dt.timezone.utc)
@@ -57,15 +58,19 @@ def test_any_change_of_the_key_makes_the_row_stale(change):
 
 
 def test_the_fingerprint_changes_with_course_yml_s_bytes_not_its_place(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    copy = tmp_path / "a" / DEFAULT_COURSE_FILE.name
-    shutil.copy(DEFAULT_COURSE_FILE, copy)
+    copy = course_beside(tmp_path / "a")
     before = grading_fingerprint(copy, HW1.id)
     assert grading_fingerprint(DEFAULT_COURSE_FILE, HW1.id) == before
-    changed = tmp_path / "b" / DEFAULT_COURSE_FILE.name
-    changed.write_bytes(copy.read_bytes() + b"\n# a comment\n")
+    changed = course_beside(tmp_path / "b", copy.read_bytes() + b"\n# a comment\n")
     assert grading_fingerprint(changed, HW1.id) != before
+
+
+def test_the_fingerprint_of_a_course_elsewhere_reads_the_suite_beside_it(tmp_path):
+    course_file = course_beside(tmp_path / "a", copy_suite=True)
+    before = grading_fingerprint(course_file, HW1.id)
+    test_file = sorted((tmp_path / "a" / "hidden_tests" / HW1.id).glob("test_*.py"))[-1]
+    test_file.write_bytes(test_file.read_bytes() + b"\n# changed\n")
+    assert grading_fingerprint(course_file, HW1.id) != before
 
 
 def test_the_fingerprint_changes_with_any_file_of_the_hidden_suite_but_not_its_caches(tmp_path):
@@ -90,7 +95,7 @@ def test_the_fingerprint_changes_with_any_file_of_the_hidden_suite_but_not_its_c
 def test_the_suite_is_every_test_file_the_grader_runs():
     from autograder.grade.api import hidden_test_files
 
-    assert set(hidden_test_files(HW1)) <= set(suite_files(HW1.id))
+    assert set(hidden_test_files(HW1, HIDDEN_TESTS_DIR)) <= set(suite_files(HW1.id, HIDDEN_TESTS_DIR))
 
 
 def test_the_fingerprint_changes_with_the_grader_version(monkeypatch):

@@ -23,7 +23,7 @@ from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.demo.sample_class import write_sample_class
 from autograder.gradebook import Gradebook
 from autograder.paths import SOLUTIONS_DIR
-from tests.autograder.support import descendants
+from tests.autograder.support import course_beside, descendants
 
 pytestmark = pytest.mark.slow
 
@@ -328,29 +328,20 @@ def _regraded(folder: Path, gradebook: Path, **options) -> set[str]:
 def test_a_changed_course_yml_regrades_every_entry_and_the_same_bytes_elsewhere_do_not(copied_class, tmp_path):
     folder, gradebook = copied_class
     students = set(latest_rows(gradebook))
-    (tmp_path / "same").mkdir()
-    same = tmp_path / "same" / DEFAULT_COURSE_FILE.name
-    shutil.copy(DEFAULT_COURSE_FILE, same)
+    same = course_beside(tmp_path / "same")
     assert _regraded(folder, gradebook, course_file=same) == set()
-    (tmp_path / "changed").mkdir()
-    changed = tmp_path / "changed" / DEFAULT_COURSE_FILE.name
-    changed.write_bytes(DEFAULT_COURSE_FILE.read_bytes() + b"\n# the instructor's note\n")
+    changed = course_beside(tmp_path / "changed", DEFAULT_COURSE_FILE.read_bytes() + b"\n# the instructor's note\n")
     assert _regraded(folder, gradebook, course_file=changed) == students
 
 
-def test_a_changed_hidden_suite_regrades_every_entry_and_the_same_suite_does_not(copied_class, tmp_path, monkeypatch):
-    import autograder.batch.resume
-    from autograder.paths import HIDDEN_TESTS_DIR
-
+def test_a_changed_hidden_suite_regrades_every_entry_and_the_same_suite_does_not(copied_class, tmp_path):
     folder, gradebook = copied_class
     students = set(latest_rows(gradebook))
-    suite = tmp_path / "hidden"
-    shutil.copytree(HIDDEN_TESTS_DIR / HW1.id, suite / HW1.id, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(autograder.batch.resume, "HIDDEN_TESTS_DIR", suite)  # what the resume key reads as the suite
-    assert _regraded(folder, gradebook) == set()
-    test_file = sorted((suite / HW1.id).glob("test_*.py"))[-1]
+    course_file = course_beside(tmp_path / "course", copy_suite=True)  # a course whose suite is its own copy
+    assert _regraded(folder, gradebook, course_file=course_file) == set()
+    test_file = sorted((tmp_path / "course" / "hidden_tests" / HW1.id).glob("test_*.py"))[-1]
     test_file.write_bytes(test_file.read_bytes() + b"\n# a changed hidden test\n")
-    assert _regraded(folder, gradebook) == students
+    assert _regraded(folder, gradebook, course_file=course_file) == students
 
 
 def test_another_grader_version_regrades_every_entry_and_the_same_one_does_not(copied_class, monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 import attn_reference
 from autograder.diagnose.case import MAX_STUDENT_CALLS, Case, reference_parameters
 from autograder.errors import StudentException
-from autograder.grade.compare import Parts, Raised, Tolerance, split
+from autograder.judge.compare import Parts, Raised, Tolerance, split
 
 TOL = Tolerance(1e-5, 1e-8)
 SEED = 7

@@ -10,12 +10,18 @@ import pytest
 
 from autograder.diagnose import diagnosis
 from autograder.diagnose.case import Case
-from autograder.diagnose.diagnosis import diagnose, explain, findings_for
+from autograder.diagnose.diagnosis import diagnose as diagnose_given, explain, findings_for
 from autograder.diagnose.probes.finding import Finding
 from autograder.engine.results import Diagnosis
 from autograder.errors import SubmissionError
-from autograder.grade.compare import Raised, Tolerance, reference_function, run, split
+from autograder.judge.compare import Raised, Tolerance, reference_function, run, split
+from autograder.mutants.replay import replay_mutants
 from tests.autograder.support import InProcessSubmission
+
+
+def diagnose(case, finders=(replay_mutants,)):
+    """What the grader says of a failed call: the probes, then the course's mutant catalog."""
+    return diagnose_given(case, finders)
 
 TOL = Tolerance(1e-5, 1e-8)
 SDPA = "scaled_dot_product_attention"
@@ -89,7 +95,7 @@ def test_explain_of_an_unregistered_id_raises_key_error():
 
 @pytest.fixture
 def sources(monkeypatch):
-    """Replace the probes, the mutant replay and the fallbacks by recorders returning set findings."""
+    """Replace the probes and the fallbacks by recorders returning set findings; a recorder for the finders given."""
     called = []
     found = {"probe": [Finding("softmax.no_max_shift")], "second": [Finding("softmax.not_normalized")],
              "mutant": [Finding("softmax.wrong_axis", {"actual": "a", "expected": "b"})],
@@ -102,9 +108,8 @@ def sources(monkeypatch):
         return run_source
 
     monkeypatch.setattr(diagnosis, "PROBES", (source("probe"), source("second")))
-    monkeypatch.setattr(diagnosis, "replay_mutants", source("mutant"))
     monkeypatch.setattr(diagnosis, "FALLBACK_PROBES", (source("fallback"),))
-    return called, found
+    return called, found, (source("mutant"),)
 
 
 def any_case() -> Case:
@@ -113,34 +118,34 @@ def any_case() -> Case:
 
 
 def test_probe_findings_come_before_mutant_findings(sources):
-    called, _ = sources
-    assert [f.id for f in findings_for(any_case())] == ["softmax.no_max_shift", "softmax.not_normalized", "softmax.wrong_axis"]
+    called, _, finders = sources
+    assert [f.id for f in findings_for(any_case(), finders)] == ["softmax.no_max_shift", "softmax.not_normalized", "softmax.wrong_axis"]
     assert called == ["probe", "second", "mutant"]
 
 
 def test_fallbacks_run_only_when_nothing_else_matched(sources):
-    called, found = sources
+    called, found, finders = sources
     found["probe"], found["second"], found["mutant"] = [], [], []
-    assert findings_for(any_case()) == [Finding("softmax.no_keepdims")]
+    assert findings_for(any_case(), finders) == [Finding("softmax.no_keepdims")]
     assert called == ["probe", "second", "mutant", "fallback"]
 
 
 def test_a_mutant_alone_keeps_the_fallbacks_away(sources):
-    called, found = sources
+    called, found, finders = sources
     found["probe"], found["second"] = [], []
-    assert findings_for(any_case()) == [Finding("softmax.wrong_axis", {"actual": "a", "expected": "b"})]
+    assert findings_for(any_case(), finders) == [Finding("softmax.wrong_axis", {"actual": "a", "expected": "b"})]
     assert "fallback" not in called
 
 
 def test_a_probe_alone_keeps_the_fallbacks_away(sources):
-    called, found = sources
+    called, found, finders = sources
     found["second"], found["mutant"] = [], []
-    assert findings_for(any_case()) == [Finding("softmax.no_max_shift")]
+    assert findings_for(any_case(), finders) == [Finding("softmax.no_max_shift")]
     assert "fallback" not in called
 
 
 def test_diagnose_explains_the_findings_in_order(sources):
-    assert [d.id for d in diagnose(any_case())] == ["softmax.no_max_shift", "softmax.not_normalized", "softmax.wrong_axis"]
+    assert [d.id for d in diagnose(any_case(), sources[2])] == ["softmax.no_max_shift", "softmax.not_normalized", "softmax.wrong_axis"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -151,7 +156,7 @@ def test_a_right_result_has_no_probe_or_mutant_finding():
     for function, args in (("softmax", (normal((3, 4)),)), (SDPA, qkv((2,))), ("causal_mask", (4,))):
         case = case_of(function, args, student=reference_function(function))
         assert [f for probe in diagnosis.PROBES for f in probe(case)] == []
-        assert diagnosis.replay_mutants(case) == []
+        assert replay_mutants(case) == []
 
 
 def test_a_right_causal_mask_has_no_diagnosis():

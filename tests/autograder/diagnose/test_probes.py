@@ -20,7 +20,7 @@ from autograder.diagnose.case import MAX_STUDENT_CALLS, Case
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES, arguments, calls, outputs, patterns, scale, softmax
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.errors import SubmissionError
-from autograder.grade.compare import Parts, Raised, Tolerance, reference_function, run, split
+from autograder.judge.compare import Parts, Raised, Tolerance, reference_function, run, split
 from autograder.inputs import RngSeed
 from tests.autograder.support import InProcessSubmission
 

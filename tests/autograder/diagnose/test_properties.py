@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.probes.finding import Finding
 from autograder.diagnose.properties import (
     argument_name,
@@ -16,7 +16,7 @@ from autograder.diagnose.properties import (
     modified_inputs,
     returned_lists,
 )
-from autograder.grade.compare import Parts
+from autograder.judge.compare import Parts
 from autograder.sandbox.worker import convert_result, returned_kinds
 from tests.autograder.support import InProcessSubmission
 

@@ -17,7 +17,7 @@ from autograder.engine.direct import Unsupported, plan
 from autograder.engine.pytest_runner import PYTEST_ARGS, forget_modules
 from autograder.errors import GraderError
 from autograder.grade.api import hidden_test_files
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.mutants import mutants_for
 from tests.autograder.support import InProcessSubmission
 

@@ -90,7 +90,7 @@ import attn_reference
 from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from tests.autograder.support import InProcessSubmission
 
 course = load_course()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.engine.subject import Subject
 
 

@@ -300,7 +300,7 @@ def _lookup_table_submission(seed: int) -> str:
     """A module that answers from a table of the hidden inputs of one run (as if read from earlier feedback)."""
     import attn_reference
     from autograder.engine import run_suite
-    from autograder.grade.compare import Tolerance
+    from autograder.judge.compare import Tolerance
     from autograder.grade.api import hidden_test_files
     from tests.autograder.support import InProcessSubmission
 

@@ -199,7 +199,7 @@ def test_re_checks_happen_only_for_a_failing_function_whose_upstream_failed():
     import attn_reference
     from autograder.grade.api import hidden_test_files
     from autograder.grade.carry import call_graph
-    from autograder.grade.compare import Tolerance
+    from autograder.judge.compare import Tolerance
     from autograder.engine import run_suite
     from autograder.mutants.catalog import MUTANTS
     from tests.autograder.support import InProcessSubmission

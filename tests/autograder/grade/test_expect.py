@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import attn_reference
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.errors import BadReturn, CallTimeout, GraderError, StudentException
-from autograder.grade.compare import Tolerance, reference_output
+from autograder.judge.compare import Tolerance, reference_output
 from autograder.grade.expect import Mismatch, expect_reference, judge
-from autograder.grade.messages import first_mismatch
+from autograder.judge.messages import first_mismatch
 from autograder.inputs import RngSeed
 from autograder.mutants import mutant
 from tests.autograder.mutants.test_catalog import TOL, distinguishing_inputs, outcome, same

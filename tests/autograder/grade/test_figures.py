@@ -9,7 +9,7 @@ import pytest
 
 import attn_reference
 from autograder.engine.subject import Subject
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.grade.expect import Mismatch, expect_reference
 from autograder.grade.figures import (
     MAX_SIDE,

@@ -18,7 +18,7 @@ from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
 from autograder.grade.carry import call_graph, upstream_of
-from autograder.grade.compare import Tolerance, contract
+from autograder.judge.compare import Tolerance, contract
 from autograder.mutants import MUTANTS
 from autograder.paths import SOLUTIONS_DIR
 from autograder.scoring import score_questions

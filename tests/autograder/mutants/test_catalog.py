@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import attn_reference
-from autograder.call import CallOutcome
+from autograder.sandbox.call import CallOutcome
 from autograder.config import load_course
 from autograder.diagnose.registry import bug
 from autograder.errors import StudentException
-from autograder.grade.compare import Tolerance
+from autograder.judge.compare import Tolerance
 from autograder.grade.expect import judge
 from autograder.inputs import RngSeed, materialize
 from autograder.mutants import MUTANTS, Mutant, mutant, mutants_for

@@ -350,14 +350,14 @@ def test_open_files_are_bounded(sandbox, level):
      {"mutated": [], "returned": {"container": None, "parts": [3]}}],
 )
 def test_malformed_call_observations_are_a_protocol_error(observed):
-    from autograder.call import CallOutcome
+    from autograder.sandbox.call import CallOutcome
 
     with pytest.raises(protocol.ProtocolError):
         CallOutcome.from_report(np.ones(2), observed)
 
 
 def test_call_observations_are_bounded():
-    from autograder.call import MAX_LABEL_CHARS, CallOutcome
+    from autograder.sandbox.call import MAX_LABEL_CHARS, CallOutcome
 
     outcome = CallOutcome.from_report(np.ones(2), {"mutated": ["x" * 1000], "returned": {"container": "list", "parts": ["y" * 1000]}})
     assert len(outcome.mutated[0]) == len(outcome.parts[0]) == MAX_LABEL_CHARS

@@ -8,9 +8,9 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding
-from autograder.diagnose.replay import exception_summary, replay_mutants
+from autograder.mutants.replay import exception_summary, replay_mutants
 from autograder.errors import StudentException
-from autograder.grade.compare import Raised, Tolerance, reference_function, run, split
+from autograder.judge.compare import Raised, Tolerance, reference_function, run, split
 from autograder.inputs import RngSeed
 
 TOL = Tolerance(1e-5, 1e-8)

@@ -6,7 +6,7 @@ from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import EXAMPLES, batch_example, batched_arguments
 from autograder.diagnose.probes.finding import Finding
 from autograder.errors import StudentException
-from autograder.grade.compare import Raised, agrees, run, same_values
+from autograder.judge.compare import Raised, agrees, run, same_values
 from autograder.mutants.catalog import mutants_for
 
 

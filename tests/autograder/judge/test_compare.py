@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import attn_reference
 from autograder.errors import GraderError
-from autograder.grade.compare import (
+from autograder.judge.compare import (
     DifferenceKind,
     Parts,
     Raised,

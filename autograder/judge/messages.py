@@ -1,4 +1,4 @@
-"""Words for the student: what a :class:`~autograder.grade.compare.Difference` means.
+"""Words for the student: what a :class:`~autograder.judge.compare.Difference` means.
 
 Messages speak about shapes, dtypes, the inputs' sizes and the first wrong entry, never
 the hidden inputs' values. Each is a catalog message (:mod:`autograder.i18n`) whose numbers
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.grade.compare import (
+from autograder.judge.compare import (
     Difference,
     DifferenceKind,
     Tolerance,

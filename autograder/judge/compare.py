@@ -3,7 +3,7 @@
 :func:`find_difference` checks, in order, the tuple structure, the kind of each part
 (an array where an array is documented, a real or boolean dtype), its shape, its
 finiteness and its values, and returns the first :class:`Difference` (or None). Turning
-a difference into words is :mod:`autograder.grade.messages`' job; naming the bug behind
+a difference into words is :mod:`autograder.judge.messages`' job; naming the bug behind
 it is :mod:`autograder.diagnose`'s.
 
 Positions where the reference is NaN are undefined (e.g. an attention row with every key
@@ -23,7 +23,7 @@ import numpy as np
 import attn_reference
 from attn_reference.contract import Contract, contract_of
 from autograder.errors import GraderError
-from autograder.grade.tolerance import Tolerance  # noqa: F401 - re-exported: callers import it from here
+from autograder.judge.tolerance import Tolerance  # noqa: F401 - re-exported: callers import it from here
 from autograder.inputs import fresh
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.grade.compare import Parts, Tolerance, find_difference
-from autograder.grade.messages import describe, input_shapes, number, part_name, sums_note
+from autograder.judge.compare import Parts, Tolerance, find_difference
+from autograder.judge.messages import describe, input_shapes, number, part_name, sums_note
 
 TOL = Tolerance(rtol=1e-5, atol=1e-8)
 SDPA = "scaled_dot_product_attention"

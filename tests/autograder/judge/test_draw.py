@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-from autograder.grade.draw import ALLOW_PROBABILITY, BATCH_SIZES, MAX_SEED, SIZES, Draw, seed_of_test
+from autograder.judge.draw import ALLOW_PROBABILITY, BATCH_SIZES, MAX_SEED, SIZES, Draw, seed_of_test
 from autograder.inputs import RngSeed
 
 RUN_SEED = 20270308

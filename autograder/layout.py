@@ -1,0 +1,112 @@
+"""Where every part of a course lives: one object, built from the course file, passed to every command.
+
+A course is a directory: its ``course.yml``, the instructor's masters in ``solutions/``, the
+generated releases in ``assignments/``, its hidden suites in ``hidden_tests/`` and its secret
+``.course_secret``, all beside the course file. :class:`CourseDirectory` knows each of those
+paths (nbgrader's ``CourseDirectory`` is the model); build, check, grade, export and the demo
+ask it, so that a course given by ``--course other/course.yml`` is that course's files
+everywhere, never this project's.
+
+This project's own course keeps its hidden suites inside the engine's package
+(``autograder/hidden_tests``), so that an installed wheel carries them to the Gradescope,
+nbgrader and otter graders; any other course has them beside its course file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import paths
+from autograder.errors import ConfigError
+from autograder.paths import NOTEBOOK_SOURCE, PROJECT_ROOT, PUBLIC_TESTS_SOURCE
+
+#: The project's own course file.
+PROJECT_COURSE_FILE = PROJECT_ROOT / "course.yml"
+#: Folder names inside a course directory.
+SOLUTIONS = "solutions"
+RELEASES = "assignments"
+HIDDEN_TESTS = "hidden_tests"
+GLOSSARY = "glossary.yml"
+
+
+@dataclass(frozen=True)
+class CourseDirectory:
+    """Every path of one course.
+
+    Attributes
+    ----------
+    course_file : Path
+        The course's ``course.yml`` (resolved).
+    solutions : Path
+        The instructor's masters, one folder per assignment.
+    releases : Path
+        The generated student releases, one folder per assignment.
+    hidden_tests : Path
+        The hidden suites, one folder per assignment.
+    reference : Path
+        The reference package (the oracle) the hidden suites compare with.
+    """
+
+    course_file: Path
+    solutions: Path
+    releases: Path
+    hidden_tests: Path
+    reference: Path
+
+    @classmethod
+    def of(cls, course_file: Path | str | None = None) -> "CourseDirectory":
+        """The layout of the course whose file is ``course_file`` (None: this project's course)."""
+        path = PROJECT_COURSE_FILE if course_file is None else Path(course_file).resolve()
+        if path == PROJECT_COURSE_FILE.resolve():
+            return cls(path, paths.SOLUTIONS_DIR, paths.ASSIGNMENTS_DIR, paths.HIDDEN_TESTS_DIR, paths.REFERENCE_DIR)
+        root = path.parent
+        return cls(path, root / SOLUTIONS, root / RELEASES, root / HIDDEN_TESTS, paths.REFERENCE_DIR)
+
+    @property
+    def root(self) -> Path:
+        """The course directory: the folder of its course file."""
+        return self.course_file.parent
+
+    @property
+    def is_project_course(self) -> bool:
+        """Whether this is the project's own course (whose hidden suites ship inside the engine's package)."""
+        return self.course_file == PROJECT_COURSE_FILE.resolve()
+
+    @property
+    def glossary(self) -> Path:
+        """The course's glossary of translated terms."""
+        return self.solutions / GLOSSARY
+
+    def masters(self, assignment_id: str) -> Path:
+        """The folder of one assignment's masters.
+
+        Raises
+        ------
+        ConfigError
+            When the course has no such folder.
+        """
+        folder = self.solutions / assignment_id
+        if not folder.is_dir():
+            raise ConfigError(f"no masters for {assignment_id}: {folder} is missing (next to {self.course_file.name})")
+        return folder
+
+    def master(self, assignment) -> Path:
+        """The solution module of an assignment (``solutions/<id>/<module>``)."""
+        return self.masters(assignment.id) / assignment.module
+
+    def notebook_source(self, assignment_id: str) -> Path:
+        """The notebook source of an assignment (``solutions/<id>/notebook.py``)."""
+        return self.masters(assignment_id) / NOTEBOOK_SOURCE
+
+    def public_tests_source(self, assignment_id: str) -> Path:
+        """The public tests' source of an assignment (``solutions/<id>/public_tests.py``)."""
+        return self.masters(assignment_id) / PUBLIC_TESTS_SOURCE
+
+    def release(self, assignment_id: str) -> Path:
+        """The folder of one assignment's generated release."""
+        return self.releases / assignment_id
+
+    def hidden_suite(self, assignment_id: str) -> Path:
+        """The folder of one assignment's hidden suite."""
+        return self.hidden_tests / assignment_id

@@ -1,0 +1,81 @@
+"""The engine's shape, enforced: no two of its packages import each other, no module is too long."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import autograder
+
+PACKAGE_DIR = Path(autograder.__file__).resolve().parent
+
+
+def _unit(module: str) -> str:
+    """The part of the engine a dotted module name belongs to: ``autograder.grade`` for ``autograder.grade.run``."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _module_name(path: Path, package_dir: Path = PACKAGE_DIR) -> str:
+    relative = path.relative_to(package_dir.parent).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(parts)
+
+
+def _imported(path: Path, package_dir: Path = PACKAGE_DIR) -> set[str]:
+    """Every ``autograder`` module a file imports, at the top or inside a function."""
+    names = set()
+    own = _module_name(path, package_dir)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in names if n == "autograder" or n.startswith("autograder.")}
+
+
+def unit_graph(package_dir: Path = PACKAGE_DIR) -> dict[str, set[str]]:
+    """Which part of the engine imports which (a part: a subpackage, or a top-level module)."""
+    known = {_module_name(p, package_dir) for p in package_dir.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in package_dir.rglob("*.py"):
+        source = _unit(_module_name(path, package_dir))
+        for name in _imported(path, package_dir):
+            while name not in known and "." in name:
+                name = name.rpartition(".")[0]
+            target = _unit(name)
+            if target != source and target != "autograder":
+                graph.setdefault(source, set()).add(target)
+    return graph
+
+
+def mutual_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs of parts that import each other."""
+    return sorted((a, b) for a, targets in graph.items() for b in targets if a < b and a in graph.get(b, set()))
+
+
+def test_no_two_packages_import_each_other():
+    assert mutual_imports(unit_graph()) == []
+
+
+def test_the_check_sees_a_mutual_import(tmp_path):
+    """The check itself: two packages that import each other (one of them lazily, relatively) are found."""
+    root = tmp_path / "autograder"
+    for name in ("one", "two", "three"):
+        (root / name).mkdir(parents=True)
+        (root / name / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    (root / "one" / "a.py").write_text("from autograder.two.b import x\n")
+    (root / "two" / "b.py").write_text("def f():\n    from ..one import a\n")
+    (root / "three" / "c.py").write_text("import autograder.one.a\n")
+    assert mutual_imports(unit_graph(root)) == [("autograder.one", "autograder.two")]
+
+
+def test_the_judging_core_uses_neither_grading_nor_diagnosis():
+    assert not unit_graph().get("autograder.judge", set()) & {"autograder.grade", "autograder.diagnose"}
