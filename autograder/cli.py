@@ -27,6 +27,8 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
 )
 from autograder.batch.command import grade_class as _grade_class, is_class_folder as _is_class_folder
 from autograder.check.command import check as check_command
+from autograder.scaffold.command import new as new_command
+from autograder.build.command import _assignment_ids, build as build_command
 from autograder.grade.formats import FORMATS
 
 #: The command group class (kept under its first name).
@@ -105,46 +107,6 @@ def _prestart_worker(course) -> None:
     prestart(course.defaults)
 
 
-def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
-    return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
-
-
-@main.command()
-@click.argument("assignment_ids", nargs=-1)
-@click.option("--check-only", is_flag=True, help="Do not write; fail if the releases differ from a fresh build or leak, "
-              "or a question lacks its reference function or hidden tests.")
-@common_options
-@click.pass_context
-def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool) -> None:
-    """Generate the student releases from solutions/ (all assignments by default).
-
-    The releases go to assignments/ beside the course file.
-    """
-    from autograder.build import build_release, release_drift, write_release
-    from autograder.build.authoring import authoring_problems
-    from autograder.build.leaks import course_forbidden_lines, find_leaks
-
-    course = _course(ctx)
-    layout = course.layout
-    forbidden = course_forbidden_lines(course) if check_only else {}
-    drifted = []
-    for assignment_id in _assignment_ids(course, assignment_ids):
-        files = build_release(course, assignment_id)
-        out = layout.release(assignment_id)
-        if check_only:
-            drift = release_drift(files, out)
-            drift += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
-            drift += authoring_problems(course.assignment(assignment_id), layout.hidden_tests)
-            drifted += [f"{assignment_id}: {line}" for line in drift]
-            _say(ctx, f"{assignment_id}: {'up to date' if not drift else f'{len(drift)} difference(s)'}")
-        else:
-            written = write_release(files, out)
-            _say(ctx, f"{assignment_id}: {len(written)} files in {out}")
-    if drifted:
-        raise CourseCommandError(f"{layout.releases} differs from a fresh build, leaks, or misses a reference or hidden tests:\n"
-                                 + "\n".join(drifted))
-
-
 def _say(ctx: click.Context, line: str) -> None:
     """An informational line (left out with --quiet)."""
     if not is_quiet(ctx):
@@ -170,6 +132,8 @@ def kit(ctx: click.Context, out: Path) -> None:
 
 
 main.add_command(check_command)
+main.add_command(new_command)
+main.add_command(build_command)
 
 
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")

@@ -130,8 +130,14 @@ def _set_course(ctx: click.Context, _param, value: Path | None) -> None:
         ctx.obj[COURSE_FILE_KEY] = value
         ctx.obj[COURSE_GIVEN_KEY] = True
     else:
-        ctx.obj.setdefault(COURSE_FILE_KEY, DEFAULT_COURSE_FILE)
+        ctx.obj.setdefault(COURSE_FILE_KEY, default_course_file())
         ctx.obj.setdefault(COURSE_GIVEN_KEY, False)
+
+
+def default_course_file() -> Path:
+    """The course file a command reads without ``--course``: ``course.yml`` in the current folder, else the project's."""
+    here = Path.cwd() / DEFAULT_COURSE_FILE.name
+    return here if here.is_file() else DEFAULT_COURSE_FILE
 
 
 def _set_quiet(ctx: click.Context, _param, value: bool) -> None:
@@ -139,8 +145,8 @@ def _set_quiet(ctx: click.Context, _param, value: bool) -> None:
     ctx.obj[QUIET_KEY] = ctx.obj.get(QUIET_KEY, False) or value
 
 
-COURSE_HELP = f"The course configuration file (default: {DEFAULT_COURSE_FILE.name} of the course); " \
-              "accepted before or after the subcommand."
+COURSE_HELP = f"The course configuration file (default: {DEFAULT_COURSE_FILE.name} in the current folder, else " \
+              "the project's); accepted before or after the subcommand."
 QUIET_HELP = "Print only results and errors: no progress bars, tables or notes."
 
 
@@ -163,7 +169,7 @@ def common_options(command):
 
 def course_file(ctx: click.Context) -> Path:
     """The course file in effect (given, or the default)."""
-    return Path(ctx.find_root().obj.get(COURSE_FILE_KEY, DEFAULT_COURSE_FILE))
+    return Path(ctx.find_root().obj.get(COURSE_FILE_KEY) or default_course_file())
 
 
 def course_given(ctx: click.Context) -> Path | None:

@@ -39,3 +39,12 @@ def authoring_problems(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DI
     problems += [f"question {q.function}: no hidden test in {tests_dir.name}/{assignment.id}/ marked "
                  f"@pytest.mark.question(\"{q.function}\")" for q in assignment.questions if q.function not in tested]
     return problems
+
+
+def mistake_warnings(assignment: Assignment) -> list[str]:
+    """One line per question with no mistakes of its own in the catalog (only the generic ones)."""
+    from autograder.mutants.catalog import own_mutants
+
+    return [f"question {q.function}: no mistakes of its own yet: add wrong versions of it to autograder/mutants/ "
+            "(the test-power gate then checks that the hidden tests catch each)"
+            for q in assignment.questions if not own_mutants(q.function)]

@@ -11,8 +11,13 @@ wrong versions the hidden tests must be able to catch (the test-power gate).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
+
+import numpy as np
+
+import attn_reference
 
 from autograder.diagnose.phrases import AXIS_ARGUMENT, LAST_AXIS, axis, named_axis
 from autograder.diagnose.registry import bug
@@ -141,12 +146,41 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
-def mutants_for(function: str) -> tuple[Mutant, ...]:
-    """Every mutant (sub-variants included) of the graded ``function``, in catalog order.
+#: The mistake every graded function has from the start, before its author lists its own.
+RETURNS_ZEROS = "call.returns_zeros"
 
-    An unknown name gives an empty tuple: the function simply has no known bugs listed.
-    """
+
+def _zeros_like(result):
+    return tuple(np.zeros_like(part) for part in result) if isinstance(result, tuple) else np.zeros_like(result)
+
+
+@functools.lru_cache(maxsize=None)
+def generic_mutants(function: str) -> tuple[Mutant, ...]:
+    """The mistakes any graded function can have, which its hidden tests must catch from the first day (none for a
+    name the reference lacks): zeros whatever the input."""
+    reference = getattr(attn_reference, function, None)
+    if not callable(reference):
+        return ()
+
+    def returns_zeros(*args, **kwargs):
+        return _zeros_like(reference(*args, **kwargs))
+
+    return (Mutant(RETURNS_ZEROS, function, returns_zeros),)
+
+
+def own_mutants(function: str) -> tuple[Mutant, ...]:
+    """The catalog's own mutants of ``function`` (sub-variants included), in catalog order."""
     return tuple(m for m in MUTANTS if m.function == function)
+
+
+def mutants_for(function: str) -> tuple[Mutant, ...]:
+    """Every mutant (sub-variants included) of the graded ``function`` that names a bug when replayed.
+
+    The generic mistakes are not among them: a result of zeros also matches the right answer of some
+    degenerate inputs, so they only test the hidden suite (the test-power gate), never name a bug.
+    An unknown name gives an empty tuple.
+    """
+    return own_mutants(function)
 
 
 def mutant(mutant_id: str) -> Mutant:

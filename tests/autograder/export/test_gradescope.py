@@ -1,5 +1,6 @@
 """The Gradescope autograder.zip: its layout, and a local replay of /autograder for a solution, a stub and a buggy submission."""
 
+import datetime as dt
 import io
 import json
 import os
@@ -19,6 +20,8 @@ from autograder.export.gradescope_results import results_problems
 COURSE = load_course()
 IDS = tuple(a.id for a in COURSE.assignments)
 ASSIGNMENT = COURSE.assignments[0]
+#: Ten hours after the due date: within the first day late (course.yml's grace period is shorter).
+ONE_DAY_LATE = ASSIGNMENT.due + dt.timedelta(hours=10)
 BIN = Path(sys.executable).parent
 #: Seconds one replay may take.
 REPLAY_TIMEOUT_S = 120
@@ -64,7 +67,7 @@ def _replay(export: Path, root: Path, notebook: str, bin_dir: Path = BIN) -> dic
     # the untouched module stub next to the notebook: the zip's release tells them apart
     (root / "submission" / ASSIGNMENT.module).write_bytes((root / "source/assignments" / ASSIGNMENT.id / ASSIGNMENT.module).read_bytes())
     (root / "submission_metadata.json").write_text(json.dumps({
-        "created_at": "2027-03-09T10:00:00+08:00", "assignment": {"due_date": "2027-03-08T23:59:00+08:00"},
+        "created_at": ONE_DAY_LATE.isoformat(), "assignment": {"due_date": ASSIGNMENT.due.isoformat()},
         "users": [{"name": "Ada"}], "previous_submissions": [],
     }), encoding="utf-8")
     env = {**os.environ, "ATTN_AUTOGRADER_ROOT": str(root), "ATTN_AUTOGRADER_BIN": str(bin_dir)}

@@ -64,7 +64,7 @@ def softmax(x, axis=-1):
     return _quiet_softmax(x, axis)
 '''
     spec = GradingSpec.of(COURSE, IDS[0])
-    assert runtime.question_score(_namespace(noisy), "softmax", spec) == 2.0
+    assert runtime.question_score(_namespace(noisy), "softmax", spec) == next(q.points for q in COURSE.assignments[0].questions if q.function == "softmax")
     captured = capfd.readouterr()
     assert (captured.out, captured.err) == ("", "")
 

@@ -22,6 +22,8 @@ from autograder.judge.compare import Tolerance
 from autograder.grade.expect import judge
 from autograder.inputs import RngSeed, materialize
 from autograder.mutants import MUTANTS, Mutant, mutant, mutants_for
+from autograder.mutants.catalog import RETURNS_ZEROS, generic_mutants
+from tests.attn_reference.test_contract import sample_inputs
 
 TOL = Tolerance(rtol=1e-5, atol=1e-8)
 SEED = 20270308
@@ -173,8 +175,22 @@ def test_catalog_entries_are_unique_and_well_formed():
         assert callable(m.implementation)
 
 
-def test_every_graded_function_has_mutants():
-    assert {m.function for m in MUTANTS} == set(GRADED_FUNCTIONS)
+def test_every_graded_function_has_mutants_and_every_mutant_a_graded_function():
+    assert all(generic_mutants(function) for function in GRADED_FUNCTIONS)
+    assert {m.function for m in MUTANTS} <= set(GRADED_FUNCTIONS)
+
+
+@pytest.mark.parametrize("function", GRADED_FUNCTIONS)
+def test_the_generic_mistake_of_every_function_returns_zeros_of_the_reference_shape(function):
+    (generic,) = [m for m in generic_mutants(function) if m.id == RETURNS_ZEROS]
+    args, kwargs = sample_inputs(function)
+    expected, got = getattr(attn_reference, function)(*args, **kwargs), generic.implementation(*args, **kwargs)
+    for want, have in zip(expected if isinstance(expected, tuple) else (expected,), got if isinstance(got, tuple) else (got,)):
+        assert np.shape(have) == np.shape(want) and not np.any(have)
+
+
+def test_a_name_the_reference_lacks_has_no_mutants():
+    assert mutants_for("no_such_function") == () and generic_mutants("no_such_function") == ()
 
 
 @pytest.mark.parametrize("candidate", MUTANTS, ids=_key)

@@ -1,0 +1,71 @@
+"""``attn-course build``: the student releases from the course's masters, or (``--check-only``) the authoring gate."""
+
+from __future__ import annotations
+
+import click
+
+from autograder.cli_common import CourseCommandError, common_options, is_quiet, load_ctx_course
+
+
+def _say(ctx: click.Context, line: str) -> None:
+    """An informational line (left out with --quiet)."""
+    if not is_quiet(ctx):
+        click.echo(line)
+
+
+def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
+    return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
+
+
+def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict, draft: bool) -> tuple[list[str], list[str]]:
+    """``(problems, warnings)`` of one assignment: drift from a fresh build, leaks, a question without its reference,
+    hidden tests or own mistakes, scaffolded TODOs and untranslated text, each naming the file to edit."""
+    from autograder.build import release_drift
+    from autograder.build.authoring import authoring_problems, mistake_warnings
+    from autograder.build.leaks import find_leaks
+    from autograder.build.todo import todo_problems
+
+    layout, assignment = course.layout, course.assignment(assignment_id)
+    problems = release_drift(files, layout.release(assignment_id))
+    problems += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
+    problems += authoring_problems(assignment, layout.hidden_tests)
+    errors, warnings = todo_problems(layout, assignment, draft=draft)
+    return problems + errors, warnings + mistake_warnings(assignment)
+
+
+@click.command()
+@click.argument("assignment_ids", nargs=-1)
+@click.option("--check-only", is_flag=True, help="Do not write; fail if the releases differ from a fresh build or leak, "
+              "a question lacks its reference function or hidden tests, or a TODO of `attn-course new` is left.")
+@click.option("--draft", is_flag=True, help="Let untranslated text (TODO(translate)) through with a warning.")
+@common_options
+@click.pass_context
+def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool, draft: bool) -> None:
+    """Generate the student releases from solutions/ (all assignments by default).
+
+    The releases go to assignments/ beside the course file.
+    """
+    from autograder.build import build_release, write_release
+    from autograder.build.leaks import course_forbidden_lines
+    from autograder.build.todo import todo_problems
+
+    course = load_ctx_course(ctx)
+    layout = course.layout
+    forbidden = course_forbidden_lines(course) if check_only else {}
+    failed = []
+    for assignment_id in _assignment_ids(course, assignment_ids):
+        if check_only:
+            problems, warnings = authoring_gate(course, assignment_id, build_release(course, assignment_id), forbidden, draft)
+        else:
+            problems, warnings = todo_problems(layout, course.assignment(assignment_id), draft=draft)
+        for warning in warnings:
+            click.echo(f"warning: {assignment_id}: {warning}", err=True)
+        failed += [f"{assignment_id}: {line}" for line in problems]
+        if check_only:
+            _say(ctx, f"{assignment_id}: {'up to date' if not problems else f'{len(problems)} difference(s)'}")
+        elif not problems:
+            written = write_release(build_release(course, assignment_id), layout.release(assignment_id))
+            _say(ctx, f"{assignment_id}: {len(written)} files in {layout.release(assignment_id)}")
+    if failed:
+        what = "differs from a fresh build, leaks, or misses a reference or hidden tests" if check_only else "cannot be built"
+        raise CourseCommandError(f"{layout.releases} {what}:\n" + "\n".join(failed))

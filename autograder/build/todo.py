@@ -1,0 +1,55 @@
+"""What an author left to do: scaffolded TODOs not filled in, text not translated yet.
+
+``attn-course new question`` writes its placeholders so that they are found here
+(:mod:`autograder.scaffold.texts`): code that still raises ``NotImplementedError("TODO ...")``
+and text that starts with :data:`~autograder.scaffold.texts.UNTRANSLATED`. A release build
+refuses both; ``build --draft`` lets untranslated text through with a warning (the English
+stands in), never unfilled code.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from autograder.scaffold.texts import UNTRANSLATED
+
+#: A scaffolded placeholder that is still code to write.
+UNFILLED = re.compile(r"""NotImplementedError\(\s*["']TODO\b""")
+
+
+def _lines_with(path: Path, pattern, root: Path) -> list[str]:
+    """``file:line`` of every line of ``path`` matching ``pattern`` (a string or a compiled expression)."""
+    if not path.is_file():
+        return []
+    try:
+        where = path.relative_to(root)
+    except ValueError:
+        where = path
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if (pattern in line) if isinstance(pattern, str) else pattern.search(line):
+            found.append(f"{where}:{number}")
+    return found
+
+
+def untranslated(layout, assignment) -> list[str]:
+    """Every ``file:line`` of an assignment's masters that still holds untranslated text."""
+    masters = layout.masters(assignment.id)
+    files = [layout.notebook_source(assignment.id), *sorted(masters.glob("docstrings.*.yml"))]
+    return [where for path in files for where in _lines_with(path, UNTRANSLATED, layout.root)]
+
+
+def unfilled(layout, assignment) -> list[str]:
+    """Every ``file:line`` where a scaffolded placeholder of an assignment's questions is still to be written."""
+    files = [layout.master(assignment), layout.masters(assignment.id) / "public_cases.py",
+             *sorted(layout.hidden_suite(assignment.id).glob("test_*.py")),
+             *(layout.reference / f"{function}.py" for function in assignment.functions)]
+    return [where for path in files for where in _lines_with(path, UNFILLED, layout.root)]
+
+
+def todo_problems(layout, assignment, *, draft: bool = False) -> tuple[list[str], list[str]]:
+    """``(errors, warnings)``: unfilled placeholders are errors; untranslated text is an error, or a warning in a draft."""
+    errors = [f"{where}: a TODO to fill (the scaffold's placeholder)" for where in unfilled(layout, assignment)]
+    text = [f"{where}: untranslated ({UNTRANSLATED}): translate it, or build with --draft" for where in untranslated(layout, assignment)]
+    return (errors, text) if draft else (errors + text, [])

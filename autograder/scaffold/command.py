@@ -1,0 +1,48 @@
+"""``attn-course new``: scaffold a question (and every file it needs) into the course."""
+
+from __future__ import annotations
+
+import click
+
+from autograder.cli_common import CourseCommandError, common_options, course_file, is_quiet
+
+
+@click.group(name="new")
+@common_options
+def new() -> None:
+    """Add to the course: write every file a new question needs, each with TODOs to fill."""
+
+
+@new.command(name="question")
+@click.argument("assignment_id", metavar="ASSIGNMENT")
+@click.argument("function", metavar="FUNCTION")
+@click.option("--args", "arguments", default="x", show_default=True,
+              help="The function's parameters, separated by commas (e.g. \"n, window\").")
+@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=1, show_default=True,
+              help="Points of the question in course.yml.")
+@common_options
+@click.pass_context
+def question(ctx: click.Context, assignment_id: str, function: str, arguments: str, points: float) -> None:
+    """Scaffold question FUNCTION of ASSIGNMENT: its course.yml entry, reference, solution and stub docstring,
+    notebook section, public case, hidden tests with the standard property cases, and translations to fill.
+
+    Every place to fill says TODO (untranslated text: TODO(translate)); `attn-course build --check-only`
+    names each one left, with its file.
+    """
+    from autograder.config import load_course
+    from autograder.scaffold.question import ScaffoldError, question_edits, write_edits
+
+    path = course_file(ctx)
+    parameters = tuple(p.strip() for p in arguments.split(",") if p.strip())
+    try:
+        edits = question_edits(load_course(path), path.read_text(encoding="utf-8"), assignment_id, function,
+                               parameters, points)
+        written = write_edits(edits)
+    except ScaffoldError as error:
+        raise CourseCommandError(str(error)) from None
+    load_course.cache_clear()
+    if not is_quiet(ctx):
+        for edit, where in zip(edits, written):
+            click.echo(f"{'created' if edit.new else 'added to'} {where}")
+        click.echo(f"Next: fill every TODO (grep -n TODO {' '.join(str(w) for w in written)}), "
+                   f"then run `attn-course build {assignment_id}` and `make test`.")

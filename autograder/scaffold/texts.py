@@ -1,0 +1,129 @@
+"""The texts ``attn-course new question`` writes: each a template with clear TODOs, filled by name.
+
+Every TODO the instructor must fill says ``TODO`` in capitals, so ``grep -n TODO`` lists them;
+text to translate starts with :data:`UNTRANSLATED`, which a release build refuses (see
+:func:`autograder.build.untranslated.untranslated_problems`).
+"""
+
+from __future__ import annotations
+
+#: Marks text an instructor still has to translate; a release build fails on it, ``build --draft`` warns.
+UNTRANSLATED = "TODO(translate)"
+
+REFERENCE = '''"""{function}: TODO say in one line what it computes (the reference every submission is graded against)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attn_reference.contract import Output, graded
+
+
+@graded(Output("the result"))  # TODO name the output as feedback should call it; add axes=(...) for its last axes
+def {function}({parameters}):
+{docstring}
+    raise NotImplementedError("TODO the reference implementation of {function}")
+'''
+
+DOCSTRING = '''    """TODO one line: what {function} computes.
+
+    Parameters
+    ----------
+{parameter_lines}
+    Returns
+    -------
+    numpy.ndarray, shape TODO
+        TODO what it holds.
+
+    Raises
+    ------
+    ValueError
+        TODO when (or delete this section).
+    """'''
+
+PARAMETER = "    {name} : TODO type and shape\n        TODO what it is.\n"
+
+SOLUTION = '''
+
+def {function}({parameters}):
+{docstring}
+    ### BEGIN SOLUTION
+    raise NotImplementedError("TODO the solution of {function} (what the release's stub replaces)")
+    ### END SOLUTION
+'''
+
+NOTEBOOK_SECTION = '''# %% [markdown]
+# ## {title}
+#
+# TODO explain {function} to the student: what it computes, the formula, the shapes of its
+# arguments and of its result.
+
+{translations}# %% graded="{function}"
+# (filled in from the module at build time)
+
+# %%
+# TODO a short demo of {function}, e.g. print({function}(...))
+
+'''
+
+NOTEBOOK_TRANSLATION = '''# %% [markdown] lang="{language}"
+# ## {title}
+#
+# {untranslated} TODO explain {function} to the student (in this language).
+
+'''
+
+PUBLIC_CASE = '''        # TODO the arguments of one public case of {function} (arrays from rng, ints; Seed(n) for a generator)
+        PublicCase("{function}_example", "{function}", ({placeholder_args})),
+'''
+
+HIDDEN_TESTS = '''"""Hidden tests of {function} ({assignment}). Inputs are drawn afresh on every run.
+
+Every call through ``expect_reference`` also checks the documented call properties: the
+arguments are not modified, the dtype is the documented one, the result has the right shape.
+"""
+
+import numpy as np
+import pytest
+
+from autograder.grade.expect import expect_reference
+
+FUNCTION = "{function}"
+question = pytest.mark.question(FUNCTION)
+
+
+def inputs(draw, batch=()):
+    """The arguments of one call of {function}, every size different (``draw.size()``, ``draw.sizes(k)``,
+    ``draw.normal(shape)``, ``draw.mask(shape)``), with ``batch`` axes in front of each array argument.
+    """
+    raise NotImplementedError("TODO draw the arguments of {function}: return a tuple ({parameters},)")
+
+
+#: TODO the arguments of a small case worked out by hand (students may see this test: it draws nothing).
+EXAMPLE = ()
+
+
+@question
+def test_worked_example(submission, tol):
+    """{function} on a small case worked out by hand."""
+    expect_reference(submission, tol, FUNCTION, *EXAMPLE, what=f"{function}{{EXAMPLE}}")
+
+
+@question(weight=2)
+def test_random_inputs(submission, tol, draw):
+    """{function} on random inputs with every size different."""
+    expect_reference(submission, tol, FUNCTION, *inputs(draw))
+
+
+@question
+def test_batch_axes(submission, tol, draw):
+    """{function} on inputs with batch axes in front (TODO delete when it takes no arrays)."""
+    expect_reference(submission, tol, FUNCTION, *inputs(draw, draw.batch()))
+
+
+@question
+def test_float32_stays_float32(submission, tol, draw):
+    """float32 inputs give float32 results (TODO delete when it takes no float arrays)."""
+    arguments = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in inputs(draw)]
+    expect_reference(submission, tol, FUNCTION, *arguments)
+'''
