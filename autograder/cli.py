@@ -14,10 +14,6 @@ from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Comm
     SANDBOX_OPTION,
     CommandGroup,
     CourseCommandError,
-    Interrupted,
-    IntList,
-    LazyHelpCommand,
-    RegistryChoice,
     common_options,
     run_and_exit,
     course_file,
@@ -29,7 +25,13 @@ from autograder.batch.command import grade_class as _grade_class, is_class_folde
 from autograder.check.command import check as check_command
 from autograder.scaffold.command import new as new_command
 from autograder.build.command import _assignment_ids, build as build_command
+from autograder.commands.config import config
+from autograder.commands.trace import trace
+from autograder.commands.variance import variance
+from autograder.demo.command import demo
+from autograder.export.command import export
 from autograder.grade.formats import FORMATS
+from autograder.kit.command import kit
 
 #: The command group class (kept under its first name).
 _Commands = CommandGroup
@@ -49,57 +51,6 @@ def main(ctx: click.Context) -> None:
     ctx.ensure_object(dict)
 
 
-@main.command()
-@click.option("--heatmap", type=click.Path(path_type=Path), help="Also write the three-panel heatmap PNG here.")
-@common_options
-def trace(heatmap: Path | None) -> None:
-    """Print the chapter's 3-token worked example step by step."""
-    from attn_reference import trace as worked
-
-    example = worked.worked_example()
-    click.echo(worked.format_trace(example))
-    if heatmap:
-        heatmap.parent.mkdir(parents=True, exist_ok=True)
-        worked.write_heatmap(example, heatmap)
-        click.echo(f"\nheatmap written to {heatmap}")
-
-
-@main.command()
-@click.option("--d-k", "d_ks", multiple=True, type=IntList(minimum=1),
-              help="The d_k of the table's rows, comma-separated (--d-k 1,4,16) or the option repeated "
-              "[default: 1,4,16,64,256,1024].")
-@click.option("--samples", type=click.IntRange(min=2), default=10_000, show_default=True, help="(q, k) pairs per row.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the one generator every row draws from.")
-@common_options
-def variance(d_ks: tuple, samples: int, seed: int) -> None:
-    """Run the d_k variance experiment: Var(q.k) grows like d_k; scaling brings it back to 1."""
-    from attn_reference.variance import DEFAULT_D_KS, format_variance_table, variance_table
-
-    flat = tuple(d for group in d_ks for d in (group if isinstance(group, tuple) else (group,)))
-    click.echo(format_variance_table(variance_table(flat or DEFAULT_D_KS, samples, seed)))
-
-
-@main.command()
-@common_options
-@click.pass_context
-def config(ctx: click.Context) -> None:
-    """Validate course.yml and list every key: the value in effect, its default and its meaning.
-
-    Fails when an allowed import names a module that does not exist.
-    """
-    from autograder.config import describe_schema
-    from autograder.course_check import effective_value, unknown_imports
-
-    course = _course(ctx)
-    unknown = unknown_imports(course.defaults.allowed_imports)
-    if unknown:
-        raise CourseCommandError(f"{course_file(ctx)}: defaults.allowed_imports names modules that do not exist: "
-                                 f"{', '.join(unknown)}")
-    click.echo(f"{course_file(ctx)}: valid ({len(course.assignments)} assignments)\n")
-    for key, default, description in describe_schema():
-        click.echo(f"{key}\n    in effect: {effective_value(course, key)}\n    default: {default}\n    {description}")
-
-
 def _prestart_worker(course) -> None:
     """Start the sandboxed worker now, so it warms up while the grader imports the rest."""
     from autograder.sandbox.spares import prestart
@@ -113,27 +64,6 @@ def _say(ctx: click.Context, line: str) -> None:
         click.echo(line)
 
 
-@main.command()
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("dist"), show_default=True,
-              help="Folder to write the kit wheel into.")
-@common_options
-@click.pass_context
-def kit(ctx: click.Context, out: Path) -> None:
-    """Build the student kit: a wheel holding `attn-course check` only (no reference, no hidden tests).
-
-    Hand it out with the releases; students install it with pip (see a release's README).
-    """
-    from autograder.kit.wheel import write_kit
-
-    path = write_kit(out)
-    _say(ctx, f"student kit -> {path}")
-    if is_quiet(ctx):
-        click.echo(path)
-
-
-main.add_command(check_command)
-main.add_command(new_command)
-main.add_command(build_command)
 
 
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
@@ -284,67 +214,8 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         console.print(f"class report -> {html_path}", soft_wrap=True)
 
 
-@main.command()
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("demo-output"), show_default=True,
-              help="Folder the demo writes into (the gradebook, its CSV, feedback pages and the class report).")
-@common_options
-@click.pass_context
-def demo(ctx: click.Context, out: Path) -> None:
-    """The main job end to end: worked example, releases, a sample class graded into a gradebook."""
-    from autograder.batch.progress import make_console
-    from autograder.demo.run import build_all, grade_sample_classes, show_gradebook
-
-    course = _course(ctx)
-    console = make_console()
-    ctx.invoke(trace, heatmap=out / "attention_heatmap.png")
-    from attn_reference.variance import DEFAULT_D_KS, DEFAULT_SAMPLES, DEFAULT_SEED
-
-    click.echo(f"\nThe d_k variance experiment ({DEFAULT_SAMPLES:,} samples per row, seed {DEFAULT_SEED}):")
-    ctx.invoke(variance, d_ks=DEFAULT_D_KS, samples=DEFAULT_SAMPLES, seed=DEFAULT_SEED)
-    console.rule("Student releases")
-    build_all(course, console)
-    console.rule("Grading the sample class (solution, stub, buggy and broken entries)")
-    gradebook_path = grade_sample_classes(course_file(ctx), course, out, console, quiet=is_quiet(ctx))
-    console.rule("Gradebook")
-    show_gradebook(course, gradebook_path, out, console)
-
-
-def _export_targets() -> dict:
-    from autograder.export import TARGETS
-
-    return TARGETS
-
-
-def _export_help() -> str:
-    return "Export the course to TARGET (all assignments by default): " + "; ".join(
-        f"{name}, {target.description}" for name, target in _export_targets().items()) + ". Exports are generated, never edited."
-
-
-@main.command(name="export", cls=LazyHelpCommand, help=_export_help)
-@click.argument("target", type=RegistryChoice(_export_targets))
-@click.argument("assignment_ids", nargs=-1)
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="The folder to write the export into.")
-@click.option("--force", is_flag=True, help="Replace the contents of a non-empty --out folder.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="The seed the hidden tests draw from on nbgrader and otter (default: a hash of the course name and "
-              "the assignment id); `attn-course grade --seed` with it gives the same scores.")
-@click.option("--package", default=None, help="The pip requirement CI installs the grader from (GitHub; default: this version).")
-@LANG_OPTION
-@common_options
-@click.pass_context
-def export(ctx, target: str, assignment_ids: tuple[str, ...], out: Path, force: bool, seed: int | None, package: str | None,
-           lang: str | None) -> None:
-    from autograder.export import ExportContext, export_to
-    from autograder.export.target import DEFAULT_PACKAGE
-
-    course = _course(ctx)
-    ids = tuple(_assignment_ids(course, assignment_ids))
-    context = ExportContext(course, Path(ctx.obj["course_file"]), ids, {i: seed for i in ids} if seed is not None else {},
-                            package or DEFAULT_PACKAGE, feedback_language(course, lang))
-    written = export_to(_export_targets()[target], context, out, force=force)
-    for assignment_id in ids:
-        click.echo(f"{assignment_id}: seed {context.spec(assignment_id).seed}")
-    click.echo(f"{target}: {len(written)} files in {out}")
+for _command in (trace, variance, config, build_command, kit, check_command, new_command, demo, export):
+    main.add_command(_command)
 
 
 def run() -> None:
