@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.export.shell import GRADE_WITH_FALLBACK
-from autograder.export.target import ExportContext, ExportTarget
+from autograder.export.target import PACKAGE_OPTION, ExportContext, ExportTarget
 from autograder.languages import SOURCE_LANGUAGE
 
 WORKFLOW = ".github/workflows/grade.yml"
@@ -83,6 +83,7 @@ class GithubTarget(ExportTarget):
     """GitHub Actions: a student repository template with a grading workflow."""
 
     name = "github"
+    options = (PACKAGE_OPTION,)
     description = "a student repository per assignment with a GitHub Actions grading workflow"
 
     def export(self, context: ExportContext, out: Path) -> list[Path]:

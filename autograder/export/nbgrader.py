@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder.export.target import ExportContext, ExportTarget
+from autograder.export.target import SEED_OPTION, ExportContext, ExportTarget
 from autograder.languages import localized_file_name
 
 #: Seconds a cell may run beyond the course's submission budget (kernel start, imports).
@@ -55,6 +55,7 @@ class NbgraderTarget(ExportTarget):
     """nbgrader 0.9: a course directory with source notebooks holding grade cells."""
 
     name = "nbgrader"
+    options = (SEED_OPTION,)
     description = "an nbgrader 0.9 course directory (source notebooks with solution and grade cells)"
     extra = "nbgrader"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.export.spec import GradingSpec
-from autograder.export.target import ExportContext, ExportError, ExportTarget
+from autograder.export.target import SEED_OPTION, ExportContext, ExportError, ExportTarget
 from autograder.languages import localized_file_name
 
 if TYPE_CHECKING:
@@ -100,6 +100,7 @@ class OtterTarget(ExportTarget):
     """otter-grader 7: exception-based test files and the autograder zip."""
 
     name = "otter"
+    options = (SEED_OPTION,)
     description = "otter-grader 7 test files, a student notebook and autograder.zip (built with otter generate)"
     extra = "otter"
 

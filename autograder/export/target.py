@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+import click
+
 from autograder import __version__
 from autograder.config import Course
 from autograder.errors import GraderError
@@ -74,6 +76,26 @@ class ExportContext:
         return [self.course.assignment(i) for i in self.assignment_ids]
 
 
+#: ``--seed``: the seed the exported hidden tests draw from (nbgrader, otter: their grade cells are fixed at export).
+SEED_OPTION = click.Option(
+    ["--seed"], type=click.IntRange(min=0), default=None,
+    help="The seed the hidden tests draw from (default: a hash of the course name and the assignment id); "
+    "`attn-course grade --seed` with it gives the same scores.")
+#: ``--package``: the pip requirement CI installs the grader from (GitHub Actions).
+PACKAGE_OPTION = click.Option(
+    ["--package"], default=None, help="The pip requirement CI installs the grader from (default: this version).")
+
+
+def context_values(assignment_ids: tuple[str, ...], given: dict) -> dict:
+    """The :class:`ExportContext` fields set by a target's own options (``seed`` becomes one seed per assignment)."""
+    values = {}
+    if given.get("seed") is not None:
+        values["seeds"] = {i: given["seed"] for i in assignment_ids}
+    if given.get("package") is not None:
+        values["package"] = given["package"]
+    return values
+
+
 class ExportTarget(ABC):
     """A platform the course can be exported to.
 
@@ -90,6 +112,9 @@ class ExportTarget(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     extra: ClassVar[str | None] = None
+    #: The command-line options only this target takes (``attn-course export NAME --help`` lists them);
+    #: each sets the :class:`ExportContext` field of its name (see :func:`context_values`).
+    options: ClassVar[tuple[click.Option, ...]] = ()
 
     @abstractmethod
     def export(self, context: ExportContext, out: Path) -> list[Path]:

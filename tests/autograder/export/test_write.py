@@ -15,8 +15,21 @@ CONTEXT = ExportContext(COURSE, DEFAULT_COURSE_FILE, (COURSE.assignments[0].id,)
 
 def test_the_cli_offers_exactly_the_registered_targets():
     help_text = CliRunner().invoke(main, ["export", "--help"]).output
-    assert "{" + "|".join(TARGETS) + "}" in help_text
+    lines = help_text.split("Commands:")[1].splitlines()
+    listed = [line.split()[0] for line in lines if line.startswith("  ") and not line.startswith("   ")]
+    assert listed == list(TARGETS)
     assert set(TARGETS) == {"nbgrader", "otter", "gradescope", "github"}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_each_target_takes_its_own_options_and_no_other_targets(name, tmp_path):
+    own = {flag for option in TARGETS[name].options for flag in option.opts}
+    others = {flag for target in TARGETS.values() for option in target.options for flag in option.opts} - own
+    help_text = CliRunner().invoke(main, ["export", name, "--help"]).output
+    assert all(flag in help_text for flag in own) and not any(flag in help_text for flag in others)
+    for flag in others:
+        done = CliRunner().invoke(main, ["export", name, "--out", str(tmp_path / "x"), flag, "1"])
+        assert done.exit_code == 2 and "No such option" in done.output
 
 
 def test_a_non_empty_folder_is_refused_unless_forced(tmp_path):
