@@ -25,6 +25,7 @@ status is 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,12 +62,24 @@ class Outcome:
         return max(self.scores) - min(self.scores)
 
 
+def defined_functions(path: Path) -> set[str] | None:
+    """The functions a corpus module defines (None for a notebook: all count)."""
+    if path.suffix != ".py":
+        return None
+    return {node.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.FunctionDef)}
+
+
 def grade_entry(course, entry: dict, seeds: list[int], corpus: Path) -> Outcome:
+    """The entry graded on every seed; a question the corpus file does not define (one added to the course after
+    the corpus was written) is left out."""
     outcome = Outcome(entry["file"], tuple(entry.get("buggy_functions") or ()))
+    defined = defined_functions(corpus / entry["file"])
     for seed in seeds:
         result = grade_submission(course, entry["assignment"], corpus / entry["file"], seed=seed)
         outcome.scores.append(result.score)
         for question in result.questions:
+            if defined is not None and question.function not in defined:
+                continue
             lost = question.points - question.score
             outcome.lost[question.function] = max(outcome.lost.get(question.function, 0.0), lost)
             ids = {d.id for test in question.tests for d in test.diagnoses}

@@ -33,6 +33,27 @@ def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict, dra
     return problems + errors, warnings + mistake_warnings(assignment)
 
 
+def _catalogs(ctx: click.Context, course, check_only: bool) -> list[str]:
+    """Keep the message catalogs in step with the course's hidden suites (their descriptions are student text):
+    rewritten by a build, checked by ``--check-only``. Only for a course whose suites the catalogs cover."""
+    from autograder.i18n.maintain import catalog_is_current, po_path, update_language
+    from autograder.languages import SOURCE_LANGUAGE
+    from autograder.paths import HIDDEN_TESTS_DIR
+
+    if course.layout.hidden_tests.resolve() != HIDDEN_TESTS_DIR.resolve():
+        return []
+    stale = []
+    for language in course.languages:
+        if language == SOURCE_LANGUAGE or catalog_is_current(language):
+            continue
+        if check_only:
+            stale.append(f"{po_path(language)}: out of step with the hidden tests: run `attn-course build`")
+        else:
+            path, untranslated = update_language(language)
+            _say(ctx, f"{path}: updated" + (f" ({untranslated} to translate)" if untranslated else ""))
+    return stale
+
+
 @click.command()
 @click.argument("assignment_ids", nargs=-1)
 @click.option("--check-only", is_flag=True, help="Do not write; fail if the releases differ from a fresh build or leak, "
@@ -66,6 +87,7 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool,
         elif not problems:
             written = write_release(build_release(course, assignment_id), layout.release(assignment_id))
             _say(ctx, f"{assignment_id}: {len(written)} files in {layout.release(assignment_id)}")
+    failed += _catalogs(ctx, course, check_only)
     if failed:
         what = "differs from a fresh build, leaks, or misses a reference or hidden tests" if check_only else "cannot be built"
         raise CourseCommandError(f"{layout.releases} {what}:\n" + "\n".join(failed))

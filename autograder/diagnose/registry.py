@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from autograder.i18n import Message, N_
 
-#: The graded functions each id prefix belongs to ("*" for any function).
+#: The graded functions each id prefix belongs to ("*" for any function); a prefix not listed is the name of
+#: the one function it belongs to (``sliding_window_mask.off_by_one`` is a bug of ``sliding_window_mask``).
 PREFIXES: dict[str, tuple[str, ...]] = {
     "call": ("*",),
     "softmax": ("softmax",),
@@ -44,7 +45,8 @@ class Bug:
     @property
     def functions(self) -> tuple[str, ...]:
         """The graded functions this bug can be found in (``("*",)`` for any)."""
-        return PREFIXES[self.id.split(".")[0]]
+        prefix = self.id.split(".")[0]
+        return PREFIXES.get(prefix, (prefix,))
 
     def belongs_to(self, function: str) -> bool:
         return "*" in self.functions or function in self.functions

@@ -161,6 +161,14 @@ def check_language(language: str, folder: Path | None = None) -> list[str]:
     return problems + catalog_problems(language, read_po(path), extracted, terms)
 
 
+def catalog_is_current(language: str) -> bool:
+    """Whether the catalog of ``language`` is what :func:`update_language` would write now (ids and references)."""
+    extracted, _ = extract()
+    path = po_path(language)
+    existing = read_po(path) if path.is_file() else []
+    return path.is_file() and path.read_text(encoding="utf-8") == format_po(updated_entries(language, existing, extracted))
+
+
 def update_language(language: str, folder: Path | None = None) -> tuple[Path, int]:
     """Rewrite the catalog of ``language`` for the ids the code uses now; returns it and how many ids are untranslated."""
     extracted, _ = extract()

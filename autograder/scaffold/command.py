@@ -7,6 +7,15 @@ import click
 from autograder.cli_common import CourseCommandError, common_options, course_file, is_quiet
 
 
+def _update_catalogs(languages: tuple[str, ...]) -> list:
+    """Bring the message catalog of each translated language in step with the code (as ``python -m autograder.i18n
+    update`` does): the scaffold's texts are in it already, only their references change."""
+    from autograder.i18n.maintain import update_language
+    from autograder.languages import SOURCE_LANGUAGE
+
+    return [update_language(language)[0] for language in languages if language != SOURCE_LANGUAGE]
+
+
 @click.group(name="new")
 @common_options
 def new() -> None:
@@ -41,7 +50,10 @@ def question(ctx: click.Context, assignment_id: str, function: str, arguments: s
     except ScaffoldError as error:
         raise CourseCommandError(str(error)) from None
     load_course.cache_clear()
+    catalogs = _update_catalogs(load_course(path).languages)
     if not is_quiet(ctx):
+        for catalog in catalogs:
+            click.echo(f"updated {catalog} (generated: the new hidden tests' references)")
         for edit, where in zip(edits, written):
             click.echo(f"{'created' if edit.new else 'added to'} {where}")
         click.echo(f"Next: fill every TODO (grep -n TODO {' '.join(str(w) for w in written)}), "

@@ -146,7 +146,9 @@ def question_edits(course: Course, course_text: str, assignment_id: str, functio
             read(layout.notebook_source(assignment_id)), function, function.replace("_", " ").capitalize(),
             course.languages), False),
         Edit(masters / "public_cases.py", cases_with(read(masters / "public_cases.py"), function, parameters), False),
-        Edit(suite_file, texts.HIDDEN_TESTS.format(function=function, assignment=assignment_id, parameters=signature), True),
+        Edit(suite_file, texts.HIDDEN_TESTS.format(
+            function=function, assignment=assignment_id, parameters=signature, worked_example=texts.WORKED_EXAMPLE,
+            random_inputs=texts.RANDOM_INPUTS, batch_axes=texts.BATCH_AXES, float32_kept=texts.FLOAT32_KEPT), True),
     ]
     for language in course.languages:
         if language != SOURCE_LANGUAGE:

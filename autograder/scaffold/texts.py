@@ -7,8 +7,16 @@ text to translate starts with :data:`UNTRANSLATED`, which a release build refuse
 
 from __future__ import annotations
 
+from autograder.i18n import N_
+
 #: Marks text an instructor still has to translate; a release build fails on it, ``build --draft`` warns.
 UNTRANSLATED = "TODO(translate)"
+
+#: What the scaffolded hidden tests say of themselves to students: in the catalog already, in every language.
+WORKED_EXAMPLE = N_("A small case worked out by hand.")
+RANDOM_INPUTS = N_("Random inputs, every size different.")
+BATCH_AXES = N_("Inputs with batch axes in front.")
+FLOAT32_KEPT = N_("float32 inputs give float32 results.")
 
 REFERENCE = '''"""{function}: TODO say in one line what it computes (the reference every submission is graded against)."""
 
@@ -89,7 +97,7 @@ import pytest
 from autograder.grade.expect import expect_reference
 
 FUNCTION = "{function}"
-question = pytest.mark.question(FUNCTION)
+question = pytest.mark.question("{function}")
 
 
 def inputs(draw, batch=()):
@@ -105,25 +113,25 @@ EXAMPLE = ()
 
 @question
 def test_worked_example(submission, tol):
-    """{function} on a small case worked out by hand."""
+    """{worked_example}"""
     expect_reference(submission, tol, FUNCTION, *EXAMPLE, what=f"{function}{{EXAMPLE}}")
 
 
 @question(weight=2)
 def test_random_inputs(submission, tol, draw):
-    """{function} on random inputs with every size different."""
+    """{random_inputs}"""
     expect_reference(submission, tol, FUNCTION, *inputs(draw))
 
 
 @question
-def test_batch_axes(submission, tol, draw):
-    """{function} on inputs with batch axes in front (TODO delete when it takes no arrays)."""
+def test_batch_axes(submission, tol, draw):  # TODO delete when {function} takes no arrays
+    """{batch_axes}"""
     expect_reference(submission, tol, FUNCTION, *inputs(draw, draw.batch()))
 
 
 @question
-def test_float32_stays_float32(submission, tol, draw):
-    """float32 inputs give float32 results (TODO delete when it takes no float arrays)."""
+def test_float32_stays_float32(submission, tol, draw):  # TODO delete when {function} takes no float arrays
+    """{float32_kept}"""
     arguments = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in inputs(draw)]
     expect_reference(submission, tol, FUNCTION, *arguments)
 '''

@@ -45,7 +45,15 @@ def test_every_prefix_maps_to_graded_functions_or_any(prefix):
 def test_every_graded_function_has_exactly_one_prefix():
     for function in GRADED_FUNCTIONS:
         owners = [prefix for prefix, functions in PREFIXES.items() if function in functions]
-        assert len(owners) == 1, function
+        implicit = [] if owners or function in PREFIXES else [function]  # a prefix not listed names its function
+        assert len(owners + implicit) == 1, function
+
+
+def test_a_prefix_not_listed_is_the_function_it_names():
+    from autograder.diagnose.registry import Bug
+
+    assert Bug("some_new_function.off_by_one", "x").functions == ("some_new_function",)
+    assert Bug("attention.no_scaling", "x").functions == PREFIXES["attention"]
 
 
 def test_every_prefix_registers_at_least_one_bug():

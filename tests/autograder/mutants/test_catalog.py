@@ -236,7 +236,8 @@ def test_diagnose_names_exactly_the_mutant_that_produced_the_output(function, ar
 
 @pytest.mark.parametrize("function", GRADED_FUNCTIONS)
 def test_diagnose_of_the_reference_output_is_empty(function):
-    for _, args, kwargs in distinguishing_inputs()[function]:
+    inputs = distinguishing_inputs().get(function) or [("the first public case", *sample_inputs(function))]
+    for _, args, kwargs in inputs:
         produced = outcome(getattr(attn_reference, function), args, kwargs)
         assert diagnose(function, args, kwargs, produced, TOL) == ()
 
