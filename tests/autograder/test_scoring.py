@@ -132,3 +132,16 @@ def test_question_fraction_is_the_weighted_pass_share(tests):
     expected = sum(w for p, w in tests if p) / sum(w for _, w in tests)
     assert question_fraction(results) == pytest.approx(expected)
     assert 0.0 <= question_fraction(results) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "points, english, chinese",
+    [(1, "1 point", "1 分"), (1.0, "1 point", "1 分"), (2, "2 points", "2 分"), (1.5, "1.5 points", "1.5 分"),
+     (0, "0 points", "0 分"), (0.5, "0.5 points", "0.5 分")],
+)
+def test_points_are_pluralised_in_both_languages(points, english, chinese):
+    from autograder.i18n import render
+    from autograder.scoring import points_message
+
+    assert points_message(points) == english and render(points_message(points), "en") == english
+    assert render(points_message(points), "zh") == chinese
