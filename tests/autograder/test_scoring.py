@@ -145,3 +145,13 @@ def test_points_are_pluralised_in_both_languages(points, english, chinese):
 
     assert points_message(points) == english and render(points_message(points), "en") == english
     assert render(points_message(points), "zh") == chinese
+
+
+def test_rounded_numbers_rounds_every_float_to_the_score_decimals_and_leaves_the_rest():
+    from autograder.scoring import rounded_numbers
+
+    data = {"a": 0.1 + 0.2, "b": [1 / 3, {"c": 2.0}], "n": 7, "flag": True, "text": "0.30000000000000004", "none": None,
+            "t": (0.5,)}
+    assert rounded_numbers(data) == {"a": 0.3, "b": [round(1 / 3, SCORE_DECIMALS), {"c": 2.0}], "n": 7, "flag": True,
+                                     "text": "0.30000000000000004", "none": None, "t": [0.5]}
+    assert rounded_numbers(1 / 3, 2) == 0.33 and type(rounded_numbers(True)) is bool
