@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from autograder.config import Assignment
 from autograder.engine.results import TestResult
+from autograder.i18n import Message, msg_n
 
 #: Scores are rounded to this many decimals so reports and gradebooks agree.
 SCORE_DECIMALS = 4
@@ -34,6 +35,48 @@ class QuestionScore:
     @property
     def failed_tests(self) -> tuple[TestResult, ...]:
         return tuple(t for t in self.tests if not t.passed)
+
+
+def points_message(points: float) -> Message:
+    """``points`` as a phrase in every language: "1 point", "2 points", "1.5 points".
+
+    Parameters
+    ----------
+    points : float
+        A question's (or an assignment's) points, formatted with ``:g``.
+
+    Returns
+    -------
+    Message
+        The catalog's plural entry; its count is the points when they are whole, else 2
+        (English says "1.5 points": only exactly one point is singular).
+    """
+    count = int(points) if float(points).is_integer() else 2
+    return msg_n("{points} point", "{points} points", count, points=f"{points:g}")
+
+
+def rounded_numbers(data: object, decimals: int = SCORE_DECIMALS) -> object:
+    """JSON data with every float in it rounded to ``decimals`` (``0.30000000000000004`` -> ``0.3``).
+
+    Parameters
+    ----------
+    data : object
+        JSON data: dicts, lists, strings, numbers, booleans, None.
+    decimals : int, default SCORE_DECIMALS
+        The decimals every reported score has.
+
+    Returns
+    -------
+    object
+        The same data with its floats rounded (ints, booleans and strings as they are).
+    """
+    if isinstance(data, float):
+        return round(data, decimals)
+    if isinstance(data, dict):
+        return {key: rounded_numbers(value, decimals) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [rounded_numbers(value, decimals) for value in data]
+    return data
 
 
 def question_fraction(tests: list[TestResult]) -> float:

@@ -8,7 +8,7 @@ the module or from course.yml:
 * a code cell whose metadata says ``given="<function>"`` gets the source of a helper the
   module implements for the students, tagged ``given`` and the function's name;
 * a markdown line holding exactly :data:`POINTS_TABLE_PLACEHOLDER` becomes the table of
-  questions and points from course.yml.
+  questions and points from course.yml, followed by the due date when the build gives it.
 
 The source holds the prose of every language (see :mod:`autograder.build.translation`);
 a notebook is rendered in one of them. In a translated notebook the filled functions carry
@@ -27,6 +27,7 @@ import nbformat
 from autograder.build.docstrings import replace_function_docstring
 from autograder.build.markers import MarkerError, function_source
 from autograder.build.translation import select_language
+from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 
 GRADED_KEY = "graded"
@@ -84,20 +85,26 @@ def _fill_code_cell(cell, module_source: str, origin: str, docstrings: dict[str,
         return
 
 
-def _fill_points_table(cell, questions: Sequence | None, origin: str, language: str) -> None:
-    """Replace the placeholder line of a markdown cell with the points table."""
+def due_line(due: str, language: str = SOURCE_LANGUAGE) -> str:
+    """The line under the points table that gives the due date (course.yml's ``due``), in ``language``."""
+    return render(msg("**Due:** {due}", due=due), language)
+
+
+def _fill_points_table(cell, questions: Sequence | None, origin: str, language: str, due: str | None) -> None:
+    """Replace the placeholder line of a markdown cell with the points table (and, given ``due``, the due date)."""
     lines = cell.source.split("\n")
     if not any(line.strip() == POINTS_TABLE_PLACEHOLDER for line in lines):
         return
     if questions is None:
         raise MarkerError(f"{origin}: the points table needs the questions from course.yml")
-    table = points_table(questions, language)
+    table = points_table(questions, language) + ("" if due is None else "\n\n" + due_line(due, language))
     cell.source = "\n".join(table if line.strip() == POINTS_TABLE_PLACEHOLDER else line for line in lines)
 
 
 def render_notebook(
     notebook_source: str, module_source: str, origin: str = "<notebook>", questions: Sequence | None = None,
     language: str = SOURCE_LANGUAGE, docstrings: dict[str, str] | None = None, renames: dict[str, str] | None = None,
+    due: str | None = None,
 ) -> str:
     """The ``.ipynb`` JSON text in one language: placeholders filled, no outputs.
 
@@ -119,6 +126,8 @@ def render_notebook(
     renames : dict, optional
         Text -> replacement in the markdown cells: a file name the release localizes, such
         as the notebook's own (``scaled_attention.ipynb`` -> ``scaled_attention.zh.ipynb``).
+    due : str, optional
+        The assignment's due date as the release shows it; given, it follows the points table.
 
     Raises
     ------
@@ -132,7 +141,7 @@ def render_notebook(
         if cell.cell_type == "code":
             _fill_code_cell(cell, module_source, origin, docstrings)
         elif cell.cell_type == "markdown":
-            _fill_points_table(cell, questions, origin, language)
+            _fill_points_table(cell, questions, origin, language, due)
             for old, new in (renames or {}).items():
                 cell.source = cell.source.replace(old, new)
     notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}

@@ -109,7 +109,8 @@ def step_stub_notebook(context: BuildContext) -> dict[str, str]:
         name = context.file_name(context.assignment.notebook, language)
         renames = {context.assignment.notebook: name} if name != context.assignment.notebook else None
         notebooks[name] = render_notebook(
-            context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames
+            context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames,
+            due=context.assignment.due.isoformat(),
         )
     return notebooks
 

@@ -24,6 +24,7 @@ from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.layout import CourseDirectory
 from autograder.paths import NOTEBOOK_SOURCE
+from autograder.scoring import points_message
 
 #: nbgrader's cell metadata schema.
 NBGRADER_SCHEMA = 3
@@ -43,9 +44,12 @@ def notebook_source(assignment: Assignment, layout: CourseDirectory | None = Non
     return (layout or CourseDirectory.of()).notebook_source(assignment.id).read_text(encoding="utf-8")
 
 
-def grade_cell_source(function: str, number: int, points: float, spec: GradingSpec | None) -> str:
-    """A grade cell: the visible comment and, with ``spec``, the hidden lines that score the question."""
-    lines = [f"# Grades question {number}, `{function}` ({points:g} points), with the course's hidden tests."]
+def grade_cell_source(function: str, number: int, points: float, spec: GradingSpec | None,
+                      language: str = SOURCE_LANGUAGE) -> str:
+    """A grade cell: the visible comment in ``language`` and, with ``spec``, the hidden lines that score the question."""
+    comment = msg("Grades question {number}, `{function}` ({points}), with the course's hidden tests.",
+                  number=number, function=function, points=points_message(points))
+    lines = ["# " + render(comment, language)]
     if spec is not None:
         lines += [
             HIDDEN_BEGIN,
@@ -103,7 +107,7 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
     docstrings = None if language == SOURCE_LANGUAGE else load_docstrings(layout.masters(assignment.id), language).functions
     renames = {assignment.notebook: name} if name and name != assignment.notebook else None
     rendered = render_notebook(notebook_source(assignment, layout), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
-                               assignment.questions, language, docstrings, renames)
+                               assignment.questions, language, docstrings, renames, due=assignment.due.isoformat())
     notebook = nbformat.reads(rendered, as_version=4)
     for cell in notebook.cells:
         tags = cell.metadata.get("tags", [])
@@ -112,7 +116,7 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
             cell.source = close_solution_region(cell.source)
     cells = [nbformat.v4.new_markdown_cell(render(GRADING_HEADING, language))]
     for number, question in enumerate(assignment.questions, start=1):
-        source = grade_cell_source(question.function, number, question.points, spec if hidden else None)
+        source = grade_cell_source(question.function, number, question.points, spec if hidden else None, language)
         cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": _grade_metadata(question.function, question.points)}))
     for index, cell in enumerate(cells, start=len(notebook.cells)):
         cell.id = f"cell-{index:03d}"

@@ -17,7 +17,7 @@ from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
 from autograder.i18n import entry, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
-from autograder.scoring import QuestionScore
+from autograder.scoring import QuestionScore, rounded_numbers
 
 #: Gradescope shows a test as visible to the student immediately.
 VISIBLE = "visible"
@@ -143,7 +143,7 @@ def to_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
 
 def to_json(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """The instructor's record as JSON: stable English and ids, whatever ``language`` is asked."""
-    return json_document(to_dict(result))
+    return json_document(rounded_numbers(to_dict(result)))
 
 
 def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> dict:
@@ -190,7 +190,7 @@ def to_gradescope_dict(result: GradeResult, language: str = SOURCE_LANGUAGE) -> 
 
 def to_gradescope(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
     """Gradescope's results.json as a JSON document (every text cleaned of display steering)."""
-    return json_document(to_gradescope_dict(result, language))
+    return json_document(rounded_numbers(to_gradescope_dict(result, language)))
 
 
 def _count_attributes(element: ElementTree.Element) -> None:

@@ -55,7 +55,6 @@ NOT_STUDENT_TEXT = {
     "one self-contained HTML page": "command-line help (the --format choices), English like every --help",
     "### BEGIN HIDDEN TESTS": "nbgrader's marker, code of the grade cell",
     "### END HIDDEN TESTS": "nbgrader's marker, code of the grade cell",
-    "# Grades question": "a code comment of nbgrader's locked grade cell",
     "from autograder.export.runtime import": "code of nbgrader's grade cell",
     "\n[... output truncated at": "the student's own output as the instructor's record keeps it",
     "import os; os.setgroups": "code run by the sandbox",

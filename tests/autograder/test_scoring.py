@@ -132,3 +132,26 @@ def test_question_fraction_is_the_weighted_pass_share(tests):
     expected = sum(w for p, w in tests if p) / sum(w for _, w in tests)
     assert question_fraction(results) == pytest.approx(expected)
     assert 0.0 <= question_fraction(results) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "points, english, chinese",
+    [(1, "1 point", "1 分"), (1.0, "1 point", "1 分"), (2, "2 points", "2 分"), (1.5, "1.5 points", "1.5 分"),
+     (0, "0 points", "0 分"), (0.5, "0.5 points", "0.5 分")],
+)
+def test_points_are_pluralised_in_both_languages(points, english, chinese):
+    from autograder.i18n import render
+    from autograder.scoring import points_message
+
+    assert points_message(points) == english and render(points_message(points), "en") == english
+    assert render(points_message(points), "zh") == chinese
+
+
+def test_rounded_numbers_rounds_every_float_to_the_score_decimals_and_leaves_the_rest():
+    from autograder.scoring import rounded_numbers
+
+    data = {"a": 0.1 + 0.2, "b": [1 / 3, {"c": 2.0}], "n": 7, "flag": True, "text": "0.30000000000000004", "none": None,
+            "t": (0.5,)}
+    assert rounded_numbers(data) == {"a": 0.3, "b": [round(1 / 3, SCORE_DECIMALS), {"c": 2.0}], "n": 7, "flag": True,
+                                     "text": "0.30000000000000004", "none": None, "t": [0.5]}
+    assert rounded_numbers(1 / 3, 2) == 0.33 and type(rounded_numbers(True)) is bool

@@ -1,5 +1,6 @@
 """The committed releases are a fresh build, leak nothing, and the stubs are proper stubs."""
 
+import datetime as dt
 import inspect
 import re
 import json
@@ -14,6 +15,7 @@ from autograder.build.release import BuildError
 from autograder.build.leaks import course_forbidden_lines, find_leaks
 from autograder.build.markers import keep_solutions, solution_code_lines
 from autograder.config import load_course
+from autograder.languages import localized_file_name
 from autograder.paths import ASSIGNMENTS_DIR, NOTEBOOK_SOURCE, SOLUTIONS_DIR
 
 COURSE = load_course()
@@ -183,6 +185,35 @@ def test_changing_points_in_course_yml_changes_the_release_notebook():
     course = COURSE.model_copy(update={"assignments": (assignment.model_copy(update={"questions": doubled}), *COURSE.assignments[1:])})
     drift = release_drift(build_release(course, IDS[0]), ASSIGNMENTS_DIR / IDS[0])
     assert f"changed: {assignment.notebook}" in drift
+
+
+#: How the notebook's due line begins in each language (the translator's words).
+DUE_WORDS = {"en": "**Due:** ", "zh": "**截止时间：** "}
+
+
+def _points_cell_lines(notebook_text: str) -> list[str]:
+    cells = json.loads(notebook_text)["cells"]
+    return next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown" and "| --- |" in "".join(c["source"])).split("\n")
+
+
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_every_release_notebook_shows_the_due_date_of_course_yml_under_the_points_table(assignment_id):
+    assignment = COURSE.assignment(assignment_id)
+    for language in COURSE.languages:
+        name = localized_file_name(assignment.notebook, language, COURSE.languages[0])
+        lines = _points_cell_lines((ASSIGNMENTS_DIR / assignment_id / name).read_text(encoding="utf-8"))
+        assert DUE_WORDS[language] + assignment.due.isoformat() in lines, (name, lines)
+
+
+def test_changing_the_due_date_in_course_yml_changes_every_release_notebook():
+    assignment = COURSE.assignment(IDS[0])
+    later = assignment.due + dt.timedelta(days=3, hours=1)
+    course = COURSE.model_copy(update={"assignments": (assignment.model_copy(update={"due": later}), *COURSE.assignments[1:])})
+    release = build_release(course, IDS[0])
+    for language in COURSE.languages:
+        name = localized_file_name(assignment.notebook, language, COURSE.languages[0])
+        lines = _points_cell_lines(release[name])
+        assert DUE_WORDS[language] + later.isoformat() in lines and assignment.due.isoformat() not in release[name]
 
 
 def test_a_notebook_without_the_points_table_placeholder_does_not_build(tmp_path):

@@ -65,10 +65,10 @@ def test_the_chinese_notebook_has_the_same_code_and_grade_cells_and_chinese_pros
     code = [c for c in english if c["cell_type"] == "code"]
     chinese_code = [c for c in chinese if c["cell_type"] == "code"]
     assert [c["metadata"] for c in chinese_code] == [c["metadata"] for c in code]
-    count = len(assignment.questions)  # the grade cells: the same but for the spec's language
+    count = len(assignment.questions)  # the grade cells: the same but for their comment and the spec's language
     assert [_without_docstrings(c) for c in chinese_code[:-count]] == [_without_docstrings(c) for c in code[:-count]]
-    assert ["".join(c["source"]).replace('"language": "zh"', '"language": "en"') for c in chinese_code[-count:]] == \
-        ["".join(c["source"]) for c in code[-count:]]
+    assert ["".join(c["source"]).split("\n", 1)[1].replace('"language": "zh"', '"language": "en"')
+            for c in chinese_code[-count:]] == ["".join(c["source"]).split("\n", 1)[1] for c in code[-count:]]
     assert "".join(chinese[-len(assignment.questions) - 1]["source"]) == render(GRADING_HEADING, "zh")
     assert '"language": "zh"' in "".join(chinese[-1]["source"])  # otter's and nbgrader's failure messages in Chinese
 
@@ -90,3 +90,32 @@ def _without_docstrings(cell: dict) -> str:
                 and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str):
             node.body[0].value.value = ""
     return ast.dump(tree)
+
+
+#: How a grade cell's comment names a question's points in each language: (exactly one, any other number).
+POINT_WORDS = {"en": ("({} point)", "({} points)"), "zh": ("（{} 分）", "（{} 分）")}
+
+
+@pytest.mark.parametrize("language", COURSE.languages)
+@pytest.mark.parametrize("assignment_id", IDS)
+def test_grade_cells_name_their_points_in_the_notebooks_language_one_point_singular(assignment_id, language):
+    assignment = COURSE.assignment(assignment_id)
+    master = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
+    document = json.loads(graded_notebook(assignment, master, GradingSpec.of(COURSE, assignment_id), hidden=False,
+                                          language=language))
+    comments = ["".join(c["source"]) for c in document["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    assert len(comments) == len(assignment.questions)
+    for number, (comment, question) in enumerate(zip(comments, assignment.questions), start=1):
+        one, many = POINT_WORDS[language]
+        words = (one if question.points == 1 else many).format(f"{question.points:g}")
+        assert comment.startswith("# ") and words in comment and f"`{question.function}`" in comment, comment
+        assert str(number) in comment and "points)" not in comment.replace(many.format(f"{question.points:g}"), "")
+
+
+@pytest.mark.parametrize("language", COURSE.languages)
+def test_the_exported_notebooks_show_the_due_date_of_course_yml(language):
+    assignment = COURSE.assignments[0]
+    master = (SOLUTIONS_DIR / assignment.id / assignment.module).read_text(encoding="utf-8")
+    document = json.loads(graded_notebook(assignment, master, GradingSpec.of(COURSE, assignment.id), hidden=True,
+                                          language=language))
+    assert any(assignment.due.isoformat() in "".join(c["source"]) for c in document["cells"] if c["cell_type"] == "markdown")

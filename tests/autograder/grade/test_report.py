@@ -306,3 +306,35 @@ def test_a_record_without_catalog_ids_shows_its_english_in_any_language(sample_r
     old = from_record(record)
     chinese = to_text(old, "zh")
     assert "attention.no_scaling" in chinese and "Your attention does not divide the scores" in chinese
+
+
+def _floats(data) -> list[float]:
+    """Every float in JSON data, nested ones included."""
+    if isinstance(data, float):
+        return [data]
+    if isinstance(data, dict):
+        return [f for value in data.values() for f in _floats(value)]
+    if isinstance(data, list):
+        return [f for value in data for f in _floats(value)]
+    return []
+
+
+def test_numbers_in_the_json_reports_are_rounded_to_the_scores_decimals():
+    from autograder.config import load_course
+    from autograder.grade.report import to_json
+    from autograder.scoring import SCORE_DECIMALS
+
+    policy = load_course().late_policy
+    days = next((d for d in range(1, policy.max_days_late + 1) if round(d * policy.penalty_per_day, SCORE_DECIMALS)
+                 != d * policy.penalty_per_day), None)
+    fraction = days * policy.penalty_per_day if days else 0.1 + 0.2  # a product float arithmetic cannot hold exactly
+    third = TestResult("test_third", "softmax", 1 / 3, "A third of the weight", PASSED)
+    result = dataclasses.replace(RESULT, penalties=(Penalty("late", fraction),), questions=(
+        dataclasses.replace(QUESTIONS[0], tests=(PASSING, third)), *QUESTIONS[1:]))
+    for text in (to_json(result), to_gradescope(result)):
+        numbers = _floats(json.loads(text))
+        assert numbers and all(value == round(value, SCORE_DECIMALS) for value in numbers), text
+        assert repr(fraction) not in text or repr(fraction) == repr(round(fraction, SCORE_DECIMALS))
+    record = json.loads(to_json(result))
+    assert record["penalties"][0]["fraction"] == round(fraction, SCORE_DECIMALS)
+    assert record["questions"][0]["tests"][1]["weight"] == round(1 / 3, SCORE_DECIMALS)
