@@ -61,7 +61,7 @@ def prose_of(text: str) -> str:
 @lru_cache(maxsize=1)
 def command_line() -> click.Group:
     """The ``attn-course`` click group."""
-    return next(value for value in vars(autograder.cli).values() if isinstance(value, click.Group))
+    return autograder.cli.main
 
 
 def option_names(command: click.Command) -> set[str]:
@@ -98,7 +98,17 @@ def command_problems(line: str) -> list[str]:
         if verb not in group.commands:
             problems.append(f"`attn-course {verb}`: no such command (there are {', '.join(sorted(group.commands))})")
             continue
-        known = option_names(group.commands[verb]) | option_names(group)
+        command = group.commands[verb]
+        known = option_names(command) | option_names(group)
+        if isinstance(command, click.Group):  # export TARGET, new question: the subcommand's options count
+            names = command.list_commands(click.Context(command))
+            sub = next((t for t in rest if not t.startswith("-")), None)
+            if sub is not None and not sub.startswith("<") and "|" not in sub and sub not in names:
+                problems.append(f"`attn-course {verb} {sub}`: no such {verb} command (there are {', '.join(names)})")
+                continue
+            chosen = [sub] if sub in names else names  # `export nbgrader|otter ...` or `<target>`: any of them
+            for name in chosen:
+                known |= option_names(command.get_command(click.Context(command), name))
         for token in rest:
             option = token.split("=")[0]
             if option.startswith("-") and len(option) > 1 and not option[1:].isdigit() and option not in known:
@@ -211,3 +221,11 @@ def test_the_checker_reports_a_missing_verb_option_target_path_and_link():
                      "#nowhere", "--corse"):
         assert any(expected in problem for problem in problems), (expected, problems)
     assert len(problems) == 8
+
+
+def test_the_checker_knows_each_export_target_s_own_options_and_the_targets():
+    assert command_problems("`attn-course export nbgrader --seed 3 --out x`") == []
+    assert command_problems("`attn-course export nbgrader --package x`")  # a github option
+    assert command_problems("`attn-course export nbgraders --out x`")
+    assert command_problems("`attn-course new question hw1 f --args n`") == []
+    assert command_problems("`attn-course new question hw1 f --arguments n`")
