@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -39,6 +40,14 @@ def _other_course(root: Path) -> Path:
     text = source.read_text(encoding="utf-8")
     assert PROSE in text, "the notebook's prose changed: pick other words for PROSE"
     source.write_text(text.replace(PROSE, MARKED_PROSE, 1), encoding="utf-8")
+    for masters in (root / "solutions").iterdir():  # an English-only course has no Chinese anywhere
+        for translated in masters.glob("docstrings.*.yml"):
+            translated.unlink()
+        if (masters / "notebook.py").is_file():
+            notebook = (masters / "notebook.py").read_text(encoding="utf-8")
+            cells = re.split(r"(?m)^(?=# %%)", notebook)
+            kept = "".join(cell for cell in cells if not cell.startswith('# %% [markdown] lang="zh"'))
+            (masters / "notebook.py").write_text(kept, encoding="utf-8")
     shutil.copytree(HIDDEN_TESTS_DIR, root / "hidden_tests", ignore=shutil.ignore_patterns("__pycache__"))
     function = FIRST.questions[0].function
     (root / "hidden_tests" / FIRST.id / "test_other.py").write_text(
@@ -68,10 +77,12 @@ def test_the_layout_of_another_course_is_all_beside_its_file(other):
     assert CourseDirectory.of(None).is_project_course and CourseDirectory.of(DEFAULT_COURSE_FILE).is_project_course
 
 
-def test_build_writes_the_other_courses_release_beside_it(other):
+def test_build_writes_the_other_courses_release_beside_it_in_english_only(other):
     _cli("--course", str(other), "build", FIRST.id)
-    notebook = (other.parent / "assignments" / FIRST.id / FIRST.notebook).read_text(encoding="utf-8")
-    assert MARKED_PROSE in notebook
+    release = other.parent / "assignments" / FIRST.id
+    assert MARKED_PROSE in (release / FIRST.notebook).read_text(encoding="utf-8")
+    assert not [p.name for p in release.iterdir() if ".zh." in p.name]  # an English-only course needs no Chinese
+    _cli("--course", str(other), "build", "--check-only", FIRST.id)
 
 
 @pytest.mark.parametrize("target", ["github", "nbgrader"])
