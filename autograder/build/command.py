@@ -75,10 +75,9 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool,
     forbidden = course_forbidden_lines(course) if check_only else {}
     failed = []
     for assignment_id in _assignment_ids(course, assignment_ids):
-        if check_only:
+        problems, warnings = todo_problems(layout, course.assignment(assignment_id), draft=draft)
+        if check_only and not problems:  # with TODOs left the masters may not even run: those come first
             problems, warnings = authoring_gate(course, assignment_id, build_release(course, assignment_id), forbidden, draft)
-        else:
-            problems, warnings = todo_problems(layout, course.assignment(assignment_id), draft=draft)
         for warning in warnings:
             click.echo(f"warning: {assignment_id}: {warning}", err=True)
         failed += [f"{assignment_id}: {line}" for line in problems]
@@ -89,5 +88,6 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool,
             _say(ctx, f"{assignment_id}: {len(written)} files in {layout.release(assignment_id)}")
     failed += _catalogs(ctx, course, check_only)
     if failed:
-        what = "differs from a fresh build, leaks, or misses a reference or hidden tests" if check_only else "cannot be built"
+        what = ("is not ready (a release differs from a fresh build or leaks, a question lacks its reference or hidden "
+                "tests, or a TODO is left)") if check_only else "cannot be built (TODOs left)"
         raise CourseCommandError(f"{layout.releases} {what}:\n" + "\n".join(failed))

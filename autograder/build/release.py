@@ -256,8 +256,9 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path | None 
     folder = (solutions_dir or course.layout.solutions) / assignment.id
     try:
         cases = tuple(instructor_cases(folder / CASES_SOURCE))
-    except (OSError, ValueError, SyntaxError) as error:
-        raise BuildError(f"cannot read the public cases of {assignment.id}: {error}") from None
+    except Exception as error:  # the instructor's code: any error is a message naming the file, never a traceback
+        raise BuildError(f"cannot read the public cases of {assignment.id} ({folder / CASES_SOURCE}): "
+                         f"{type(error).__name__}: {error}") from None
     try:
         docstrings = {language: load_docstrings(folder, language) for language in course.languages if language != SOURCE_LANGUAGE}
     except MarkerError as error:

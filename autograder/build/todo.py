@@ -14,8 +14,8 @@ from pathlib import Path
 
 from autograder.scaffold.texts import UNTRANSLATED
 
-#: A scaffolded placeholder that is still code to write.
-UNFILLED = re.compile(r"""NotImplementedError\(\s*["']TODO\b""")
+#: A scaffolded placeholder that is still code to write: a TODO raise, or a public case's TODO arguments.
+UNFILLED = re.compile(r"""NotImplementedError\(\s*["']TODO\b|^\s*PublicCase\(.*\bTODO\b""")
 
 
 def _lines_with(path: Path, pattern, root: Path) -> list[str]:
@@ -48,8 +48,19 @@ def unfilled(layout, assignment) -> list[str]:
     return [where for path in files for where in _lines_with(path, UNFILLED, layout.root)]
 
 
+def title_problems(layout, assignment) -> tuple[list[str], list[str]]:
+    """``(unfilled, untranslated)``: a scaffolded title still to write, or one of its translations still to make."""
+    where = layout.course_file.name
+    unfilled_title = [f"{where}: the title of {assignment.id} is a TODO"] if "TODO" in assignment.title else []
+    untranslated_titles = [f"{where}: the {language} title of {assignment.id}" for language, title in assignment.titles.items()
+                           if UNTRANSLATED in title]
+    return unfilled_title, untranslated_titles
+
+
 def todo_problems(layout, assignment, *, draft: bool = False) -> tuple[list[str], list[str]]:
     """``(errors, warnings)``: unfilled placeholders are errors; untranslated text is an error, or a warning in a draft."""
-    errors = [f"{where}: a TODO to fill (the scaffold's placeholder)" for where in unfilled(layout, assignment)]
-    text = [f"{where}: untranslated ({UNTRANSLATED}): translate it, or build with --draft" for where in untranslated(layout, assignment)]
+    titles, untranslated_titles = title_problems(layout, assignment)
+    errors = titles + [f"{where}: a TODO to fill (the scaffold's placeholder)" for where in unfilled(layout, assignment)]
+    text = [f"{where}: untranslated ({UNTRANSLATED}): translate it, or build with --draft"
+            for where in [*untranslated_titles, *untranslated(layout, assignment)]]
     return (errors, text) if draft else (errors + text, [])

@@ -58,3 +58,42 @@ def question(ctx: click.Context, assignment_id: str, function: str, arguments: s
             click.echo(f"{'created' if edit.new else 'added to'} {where}")
         click.echo(f"Next: fill every TODO (grep -n TODO {' '.join(str(w) for w in written)}), "
                    f"then run `attn-course build {assignment_id}` and `make test`.")
+
+
+@new.command(name="assignment")
+@click.argument("assignment_id", metavar="ID")
+@click.option("--module", required=True, help="The module students complete, e.g. attention_entropy.py.")
+@click.option("--question", "function", required=True, help="The name of its first graded function.")
+@click.option("--args", "arguments", default="x", show_default=True, help="That function's parameters, separated by commas.")
+@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=1, show_default=True,
+              help="Points of the first question.")
+@click.option("--title", default=None, help="The assignment's title (default: a TODO to fill in course.yml).")
+@common_options
+@click.pass_context
+def assignment(ctx: click.Context, assignment_id: str, module: str, function: str, arguments: str, points: float,
+               title: str | None) -> None:
+    """Scaffold assignment ID with its first question: its course.yml entry (title and due date to set), module,
+    notebook, public tests and cases, translations, and the question's files as `new question` writes them.
+    Add more questions with `attn-course new question ID FUNCTION`.
+    """
+    from autograder.config import load_course
+    from autograder.scaffold.assignment import assignment_edits
+    from autograder.scaffold.question import ScaffoldError, write_edits
+
+    path = course_file(ctx)
+    parameters = tuple(p.strip() for p in arguments.split(",") if p.strip())
+    try:
+        edits = assignment_edits(load_course(path), path.read_text(encoding="utf-8"), assignment_id, module, function,
+                                 parameters, points, title)
+        written = write_edits(edits)
+    except ScaffoldError as error:
+        raise CourseCommandError(str(error)) from None
+    load_course.cache_clear()
+    catalogs = _update_catalogs(load_course(path).languages)
+    if not is_quiet(ctx):
+        for edit, where in zip(edits, written):
+            click.echo(f"{'created' if edit.new else 'added to'} {where}")
+        for catalog in catalogs:
+            click.echo(f"updated {catalog} (generated)")
+        click.echo(f"Next: fill every TODO (the title and due date in course.yml too), then run "
+                   f"`attn-course build --check-only` and `attn-course build {assignment_id}`.")

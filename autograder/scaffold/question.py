@@ -15,6 +15,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from autograder.config import Course, parse_course
 from autograder.errors import ConfigError
@@ -122,9 +123,22 @@ def question_edits(course: Course, course_text: str, assignment_id: str, functio
         When the name is bad, the question exists, or a file to add to is not in the expected form.
     """
     check_name(function, parameters)
-    assignment = course.assignment(assignment_id)
     if any(function in a.functions for a in course.assignments):
         raise ScaffoldError(f"{function} is a question of the course already")
+    new_course = course_with_question(course_text, assignment_id, function, points)
+    parse_course(new_course)  # what it writes must be a valid course
+    return [Edit(course.layout.course_file, new_course, False),
+            *question_file_edits(course, assignment_id, course.assignment(assignment_id).module, function, parameters, _read)]
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def question_file_edits(course: Course, assignment_id: str, module: str, function: str, parameters: tuple[str, ...],
+                        read: Callable[[Path], str]) -> list[Edit]:
+    """The files of one question beside course.yml (the assignment's ``module`` among them): ``read`` gives each
+    file's current text."""
     layout = course.layout
     reference_file = layout.reference / f"{function}.py"
     suite_file = layout.hidden_suite(assignment_id) / f"test_{function}.py"
@@ -132,19 +146,15 @@ def question_edits(course: Course, course_text: str, assignment_id: str, functio
         if path.exists():
             raise ScaffoldError(f"{path} exists already")
     signature, doc = ", ".join(parameters), docstring(function, parameters)
-    new_course = course_with_question(course_text, assignment_id, function, points)
-    parse_course(new_course)  # what it writes must be a valid course
-    masters = layout.masters(assignment_id)
-    read = lambda path: path.read_text(encoding="utf-8")  # noqa: E731
+    masters = layout.solutions / assignment_id
+    notebook = masters / "notebook.py"
     edits = [
-        Edit(layout.course_file, new_course, False),
         Edit(reference_file, texts.REFERENCE.format(function=function, parameters=signature, docstring=doc), True),
         Edit(layout.reference / "__init__.py", reference_init_with(read(layout.reference / "__init__.py"), function), False),
-        Edit(masters / assignment.module, read(masters / assignment.module).rstrip("\n") + "\n" +
+        Edit(masters / module, read(masters / module).rstrip("\n") + "\n" +
              texts.SOLUTION.format(function=function, parameters=signature, docstring=doc), False),
-        Edit(layout.notebook_source(assignment_id), notebook_with_section(
-            read(layout.notebook_source(assignment_id)), function, function.replace("_", " ").capitalize(),
-            course.languages), False),
+        Edit(notebook, notebook_with_section(read(notebook), function, function.replace("_", " ").capitalize(),
+                                             course.languages), False),
         Edit(masters / "public_cases.py", cases_with(read(masters / "public_cases.py"), function, parameters), False),
         Edit(suite_file, texts.HIDDEN_TESTS.format(
             function=function, assignment=assignment_id, parameters=signature, worked_example=texts.WORKED_EXAMPLE,

@@ -135,3 +135,94 @@ def test_float32_stays_float32(submission, tol, draw):  # TODO delete when {func
     arguments = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in inputs(draw)]
     expect_reference(submission, tol, FUNCTION, *arguments)
 '''
+
+ASSIGNMENT_ENTRY = '''
+  - id: {assignment}
+    title: "{title}"
+{titles}    module: {module}
+    notebook: {notebook}
+    due: {due}
+    questions:
+      - {{function: {function}, points: {points:g}}}
+'''
+
+MODULE = '''r"""{title}.
+
+TODO say what the student builds in this assignment, and the conventions (shapes, dtypes, masks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+'''
+
+NOTEBOOK = '''# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # {title}
+#
+# TODO introduce the assignment.
+#
+# <!-- points table: generated from course.yml -->
+
+{header_translations}# %%
+import numpy as np
+
+# %% [markdown]
+# ## Check your work
+#
+# From the assignment folder run `attn-course check {assignment}`.
+
+{closing_translations}'''
+
+NOTEBOOK_HEADER_TRANSLATION = '''# %% [markdown] lang="{language}"
+# # {title}
+#
+# {untranslated} TODO introduce the assignment (in this language).
+#
+# <!-- points table: generated from course.yml -->
+
+'''
+
+NOTEBOOK_CLOSING_TRANSLATION = '''# %% [markdown] lang="{language}"
+# ## {untranslated} Check your work
+#
+# `attn-course check {assignment}`
+
+'''
+
+PUBLIC_TESTS = '''"""Public checks of {assignment}: small known cases (the public cases of public_cases.py are checked too)."""
+
+import numpy as np
+import pytest
+
+from checklib import expect_array
+'''
+
+PUBLIC_CASES = '''"""Random public cases of {assignment}, built by `attn-course build` into the release's public_cases.npz."""
+
+from autograder.build.public_cases import PublicCase, Seed  # noqa: F401 - Seed(n) stands for a generator
+
+
+def cases(rng):
+    """The cases; ``rng`` is seeded by the build, so they are the same on every build."""
+    return [
+    ]
+'''
+
+DOCSTRINGS = '''# The translated prose of the docstrings of {module} (see autograder/build/docstrings.py).
+module: |
+  {untranslated} TODO the module docstring in this language.
+functions:
+'''
