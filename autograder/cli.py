@@ -310,7 +310,9 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         console.print(rows_table(rows, f"gradebook {gradebook_path}"))
     ids = [a.id for a in course.assignments]
     if csv_path:
-        write_csv(rows, ids, csv_path)
+        from autograder.gradebook.roster import course_roster
+
+        write_csv(rows, ids, csv_path, course_roster(course, course_file(ctx)))
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
     if feedback_dir:
         for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):

@@ -215,6 +215,20 @@ class Course(_Strict):
         json_schema_extra={SHOWN_DEFAULT: "(the first of languages)"},
     )
 
+    roster: str | None = Field(None, description="The class list, a CSV file beside course.yml: id, name, email, sis_id, "
+                               "section (autograder/gradebook/roster.py); each student gets a row per assignment.")
+    extensions: str | None = Field(None, description="Per-student due dates, a CSV file beside course.yml: student, assignment "
+                                   "(or *), due or extra_days, reason (autograder/gradebook/extensions.py).")
+
+    @field_validator("roster", "extensions")
+    @classmethod
+    def _class_file(cls, value: str | None) -> str | None:
+        parts = value.split("/") if value else []
+        if value is not None and (value.startswith("/") or "\\" in value or ".." in parts or not all(parts)
+                                  or not value.endswith(".csv")):
+            raise ValueError("must be a .csv file in the course folder, named relative to course.yml (e.g. roster.csv)")
+        return value
+
     @field_validator("languages")
     @classmethod
     def _no_repeated_language(cls, codes: tuple[str, ...]) -> tuple[str, ...]:

@@ -82,11 +82,14 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
+    from autograder.gradebook.roster import course_roster, roster_warnings
 
     if not folder.is_dir():
         raise click.UsageError(f"{folder} is not a folder")
+    roster = course_roster(course, course_file(ctx))  # before grading: a wrong roster stops the batch at once
     console, progress_console = make_console(), make_console(stderr=True)
-    total = len(list_entries(folder))
+    students = [entry.student for entry in list_entries(folder)]
+    total = len(students)
     kept = []
     try:
         with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
@@ -103,7 +106,7 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
         if not file_times and not (folder / TIMES_CSV).is_file():
             console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
                           soft_wrap=True)
-    for warning in time_warnings(summary):
+    for warning in time_warnings(summary) + (roster_warnings(roster, students, course.roster) if roster else []):
         click.echo(warning, err=True)
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
