@@ -181,7 +181,8 @@ REPORT_FORMATS = {name: report_format.description for name, report_format in FOR
 
 #: Options that apply to one submission only, with how each reads on the command line.
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
-                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
+                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang",
+                             "student": "--student"}
 #: Options that apply to a class folder only.
 CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade"}
 
@@ -209,6 +210,7 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
               "times from a submitted_at.csv (student,submitted_at) in it.")
 @click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Gradescope's submission_metadata.json: the submission time is its created_at.")
+@click.option("--student", help="Whose submission it is (an id of the extensions file): their own due date applies.")
 @click.option("--file-times", is_flag=True,
               help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -218,7 +220,7 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @common_options
 @click.pass_context
 def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
-          metadata, file_times, seed, lang, sandbox) -> None:
+          metadata, student, file_times, seed, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student: a folder's
@@ -247,7 +249,10 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     _prestart_worker(course)
     from autograder.grade.api import grade_submission
 
+    from autograder.gradebook.extensions import submission_course
+
     submitted = _submission_time(submission, submitted_at, metadata, file_times)
+    course = submission_course(course, course_file(ctx), assignment.id, student, metadata)
     result = grade_submission(course, assignment.id, submission, submitted=submitted, seed=seed)
     text = FORMATS[output_format].render(result, feedback_language(course, lang))
     if out:

@@ -82,11 +82,13 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
+    from autograder.gradebook.extensions import course_extensions
     from autograder.gradebook.roster import course_roster, roster_warnings
 
     if not folder.is_dir():
         raise click.UsageError(f"{folder} is not a folder")
     roster = course_roster(course, course_file(ctx))  # before grading: a wrong roster stops the batch at once
+    course_extensions(course, course_file(ctx))  # and so does a wrong extensions file
     console, progress_console = make_console(), make_console(stderr=True)
     students = [entry.student for entry in list_entries(folder)]
     total = len(students)

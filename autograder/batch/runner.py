@@ -25,6 +25,7 @@ from autograder.batch.entries import Entry, content_hash, list_entries, unknown_
 from autograder.batch.resume import grading_fingerprint, is_current, submitted_text
 from autograder.errors import GraderError
 from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
+from autograder.gradebook.csv_input import class_file_bytes
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.student_text import clean_text
@@ -117,7 +118,7 @@ class GradingProcess:
 
     def send(self, entry: Entry, digest: str) -> None:
         self.current = (entry, digest)
-        request = {"key": digest, "path": os.fsdecode(entry.path),
+        request = {"key": digest, "path": os.fsdecode(entry.path), "student": entry.student,
                    "submitted_at": submitted_text(entry),
                    "submitted_at_source": entry.submitted_at_source}
         try:
@@ -182,7 +183,7 @@ def grade_batch(
     entries = list_entries(folder, times, file_times)
     summary = BatchSummary(total=len(entries), unknown_in_times=unknown_students(entries, times),
                            untimed=[e.student for e in entries if e.submitted_at_source == TimeSource.UNMATCHED])
-    fingerprint = grading_fingerprint(course_file, assignment.id)
+    fingerprint = grading_fingerprint(course_file, assignment.id, also=class_file_bytes(course, course_file))
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:

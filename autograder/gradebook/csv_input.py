@@ -111,3 +111,18 @@ def _check_header(path: Path, header: list[str], columns: tuple[str, ...], optio
     if problems:
         allowed = ", ".join((*columns, *optional))
         raise ClassFileError(f"{path}:1: {'; '.join(problems)} (the columns are {allowed})")
+
+
+def class_file_bytes(course, course_file: Path | str) -> bytes:
+    """The bytes of the class files that change grades (the extensions file course.yml names), b"" without one.
+
+    A batch's resume key holds them (:func:`autograder.batch.resume.grading_fingerprint`): a
+    changed extension grades the class again.
+    """
+    if not course.extensions:
+        return b""
+    path = beside_course(course_file, course.extensions)
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ClassFileError(f"cannot read {path}: {error.strerror}") from None
