@@ -286,11 +286,16 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
 @click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the class report as one HTML page: the class table, a score histogram per question and "
               "the most frequent diagnoses.")
+@click.option("--details", type=click.Path(path_type=Path, file_okay=False),
+              help="Write one CSV per assignment here: a column per question, raw score, late days, penalty, max points.")
+@click.option("--canvas", type=click.Path(path_type=Path, dir_okay=False), help="Write Canvas's gradebook import CSV.")
+@click.option("--moodle", type=click.Path(path_type=Path, dir_okay=False), help="Write Moodle's grade import CSV.")
 @LANG_OPTION
 @common_options
 @click.pass_context
 def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None,
-              html_path: Path | None, lang: str | None) -> None:
+              html_path: Path | None, details: Path | None, canvas: Path | None, moodle: Path | None,
+              lang: str | None) -> None:
     """Print the gradebook and export it."""
     from autograder.batch.progress import make_console, rows_table
     from autograder.gradebook import Gradebook
@@ -319,6 +324,10 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
 
         write_csv(rows, ids, csv_path, course_roster(course, course_file(ctx)))
         console.print(f"CSV -> {csv_path}", soft_wrap=True)
+    from autograder.gradebook.command import write_lms_files
+
+    for line in write_lms_files(course, course_file(ctx), rows, assignment_id, details=details, canvas=canvas, moodle=moodle):
+        click.echo(line)
     if feedback_dir:
         for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup

@@ -1,0 +1,40 @@
+"""What ``attn-course gradebook`` writes besides the class table: the detailed and LMS files.
+
+The command's options are declared in :mod:`autograder.cli`; its work is here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_lms_files(course, course_file: Path, rows, assignment_id: str | None, *, details: Path | None = None,
+                    canvas: Path | None = None, moodle: Path | None = None) -> list[str]:
+    """Write the files asked for, from the gradebook's current ``rows``; one line per file written, for the terminal.
+
+    Parameters
+    ----------
+    details : Path, optional
+        A folder: one detailed CSV per assignment (:mod:`autograder.gradebook.details`), ``<id>.csv``.
+    canvas, moodle : Path, optional
+        Canvas's and Moodle's import CSV (:mod:`autograder.gradebook.lms`).
+
+    Raises
+    ------
+    ClassFileError
+        When the roster course.yml names is missing or wrong.
+    """
+    from autograder.gradebook.details import write_details
+    from autograder.gradebook.lms import write_canvas, write_moodle
+    from autograder.gradebook.roster import course_roster
+
+    roster = course_roster(course, course_file)
+    assignments = [a for a in course.assignments if assignment_id in (None, a.id)]
+    lines = []
+    for assignment in assignments if details else ():
+        lines.append(f"{assignment.id} details -> {write_details(rows, assignment, details / f'{assignment.id}.csv', roster)}")
+    if canvas:
+        lines.append(f"Canvas import CSV -> {write_canvas(rows, assignments, canvas, roster)}")
+    if moodle:
+        lines.append(f"Moodle import CSV -> {write_moodle(rows, assignments, moodle, roster)}")
+    return lines
