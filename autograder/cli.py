@@ -181,8 +181,7 @@ REPORT_FORMATS = {name: report_format.description for name, report_format in FOR
 
 #: Options that apply to one submission only, with how each reads on the command line.
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
-                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang",
-                             "student": "--student"}
+                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
 #: Options that apply to a class folder only.
 CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade"}
 
@@ -210,7 +209,8 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
               "times from a submitted_at.csv (student,submitted_at) in it.")
 @click.option("--metadata", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               help="Gradescope's submission_metadata.json: the submission time is its created_at.")
-@click.option("--student", help="Whose submission it is (an id of the extensions file): their own due date applies.")
+@click.option("--student", help="One submission: whose it is (their extension applies). A class folder: grade only this "
+              "student's entry.")
 @click.option("--file-times", is_flag=True,
               help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -241,7 +241,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         from autograder.sandbox.headstart import discard
 
         discard()  # a class folder's workers come from its grading processes
-        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times)
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times, only=student)
         return
     misplaced = _given(ctx, CLASS_FOLDER_OPTIONS)
     if misplaced:
@@ -274,7 +274,7 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
     return SubmissionTime(submitted_at, TimeSource.OPTION) if submitted_at else SubmissionTime()
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_GRADEBOOK,
               show_default=True, help="The SQLite gradebook to read (what `attn-course grade` wrote).")
 @click.option("--assignment", "assignment_id", help="Only this assignment (an id of course.yml).")
@@ -296,9 +296,10 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
 def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None,
               html_path: Path | None, details: Path | None, canvas: Path | None, moodle: Path | None,
               lang: str | None) -> None:
-    """Print the gradebook and export it."""
+    """Print the gradebook and export it (overrides applied); its subcommands change it."""
+    if ctx.invoked_subcommand:
+        return
     from autograder.batch.progress import make_console, rows_table
-    from autograder.gradebook import Gradebook
     from autograder.gradebook.export import feedback_lines, write_csv, write_feedback
     from autograder.gradebook.store import gradebook_problem
 
@@ -312,9 +313,9 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
         known = ", ".join(a.id for a in course.assignments)
         raise click.BadParameter(f"no assignment {assignment_id!r} in {course_file(ctx)} (known: {known})",
                                  param_hint="'--assignment'")
-    with Gradebook(gradebook_path) as book:
-        rows = book.rows(assignment_id)
-        roster = book.students()  # a student's feedback folder is the same whichever assignment is exported
+    from autograder.gradebook.command import current_rows
+
+    rows, roster = current_rows(gradebook_path, assignment_id)  # roster: every student's feedback folder, whatever the assignment
     console = make_console()
     if not is_quiet(ctx):
         console.print(rows_table(rows, f"gradebook {gradebook_path}"))
@@ -336,6 +337,26 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
 
         write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}")
         console.print(f"class report -> {html_path}", soft_wrap=True)
+
+
+@gradebook.command("override")
+@click.argument("student")
+@click.argument("assignment_id")
+@click.option("--score", type=float, help="The assignment's score (penalties included).")
+@click.option("--question", help="A question (its number or function) whose points --points sets.")
+@click.option("--points", type=float, help="The question's points (the late and import penalties still apply).")
+@click.option("--reason", required=True, help="Why: kept with who and when, and listed by every regrade.")
+@click.option("--by", "who", help="Who sets it (default: the user running the command).")
+@click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path, dir_okay=False), default=DEFAULT_GRADEBOOK,
+              show_default=True, help="The SQLite gradebook.")
+@common_options
+@click.pass_context
+def override(ctx, student, assignment_id, score, question, points, reason, who, gradebook_path) -> None:
+    """Set STUDENT's score of ASSIGNMENT_ID (or one question's points) by hand; it survives regrades."""
+    from autograder.gradebook.override import main as override_main
+
+    click.echo(override_main(_course(ctx), gradebook_path, student, assignment_id, score=score, question=question,
+                             points=points, reason=reason, who=who))
 
 
 @main.command()

@@ -69,7 +69,8 @@ def time_warnings(summary) -> list[str]:
     return warnings
 
 
-def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
+def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool,
+                only: str | None = None) -> None:
     """Grade the class folder into the gradebook, then print the table, the warnings and a summary.
 
     Raises
@@ -83,6 +84,7 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
     from autograder.gradebook.extensions import course_extensions
+    from autograder.gradebook.regrade import changed_lines
     from autograder.gradebook.roster import course_roster, roster_warnings
 
     if not folder.is_dir():
@@ -90,7 +92,7 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     roster = course_roster(course, course_file(ctx))  # before grading: a wrong roster stops the batch at once
     course_extensions(course, course_file(ctx))  # and so does a wrong extensions file
     console, progress_console = make_console(), make_console(stderr=True)
-    students = [entry.student for entry in list_entries(folder)]
+    students = [entry.student for entry in list_entries(folder) if only is None or entry.student == only]
     total = len(students)
     kept = []
     try:
@@ -98,6 +100,7 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
             summary = grade_batch(
                 course_file(ctx), course, assignment.id, folder, gradebook_path,
                 jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
+                only=only,
             )
     except KeyboardInterrupt:
         graded = sum(row is not None for row in kept)
@@ -110,6 +113,8 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
                           soft_wrap=True)
     for warning in time_warnings(summary) + (roster_warnings(roster, students, course.roster) if roster else []):
         click.echo(warning, err=True)
+    for line in changed_lines(summary.changed, gradebook_path, assignment.id):
+        click.echo(line)  # student ids and reasons: never rich markup
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}", soft_wrap=True,

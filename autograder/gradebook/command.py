@@ -38,3 +38,14 @@ def write_lms_files(course, course_file: Path, rows, assignment_id: str | None, 
     if moodle:
         lines.append(f"Moodle import CSV -> {write_moodle(rows, assignments, moodle, roster)}")
     return lines
+
+
+def current_rows(gradebook_path: Path, assignment_id: str | None = None):
+    """The gradebook's current rows with the overrides in force (what every export shows), and every student with a row."""
+    from autograder.gradebook.overrides import OverrideBook, apply_overrides
+    from autograder.gradebook.store import Gradebook
+
+    with Gradebook(gradebook_path) as book:
+        rows, students = book.rows(assignment_id), book.students()
+    with OverrideBook(gradebook_path) as overrides:
+        return apply_overrides(rows, overrides.in_force()), students

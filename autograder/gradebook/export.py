@@ -70,7 +70,7 @@ def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path, r
 
 #: The columns a roster adds to the CSV: its own before the scores, and whether the student is in it, last.
 ROSTER_COLUMNS = ("name", "email", "sis_id", "section", "roster")
-NOT_IN_ROSTER = "not in roster"
+from autograder.gradebook.roster import NOT_IN_ROSTER  # noqa: E402 - the instructor's column value, kept beside the roster
 
 
 def _with_roster_students(table: list[dict], roster, assignment_ids: list[str]) -> list[dict]:

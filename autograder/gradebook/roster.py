@@ -22,6 +22,8 @@ from autograder.gradebook.csv_input import ClassFileError, Line, beside_course, 
 from autograder.gradebook.reasons import NO_SUBMISSION  # the status of a row of no submission (never stored)
 from autograder.gradebook.store import GradebookRow
 
+#: What the CSV's ``roster`` column says of an entry the roster does not list (the instructor's file, not feedback).
+NOT_IN_ROSTER = "not in roster"
 #: The roster's columns, in the order the file is documented with.
 COLUMNS = ("id", "name", "email", "sis_id", "section")
 #: An e-mail address as a roster can hold it: one ``@`` with text on both sides, no spaces.
