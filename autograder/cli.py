@@ -290,12 +290,14 @@ def _submission_time(submission: Path, submitted_at, metadata: Path | None, file
               help="Write one CSV per assignment here: a column per question, raw score, late days, penalty, max points.")
 @click.option("--canvas", type=click.Path(path_type=Path, dir_okay=False), help="Write Canvas's gradebook import CSV.")
 @click.option("--moodle", type=click.Path(path_type=Path, dir_okay=False), help="Write Moodle's grade import CSV.")
+@click.option("--similarity", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="The class folder of --assignment: flag similar submissions in the class report (never a penalty).")
 @LANG_OPTION
 @common_options
 @click.pass_context
 def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Path | None, feedback_dir: Path | None,
               html_path: Path | None, details: Path | None, canvas: Path | None, moodle: Path | None,
-              lang: str | None) -> None:
+              similarity: Path | None, lang: str | None) -> None:
     """Print the gradebook and export it (overrides applied); its subcommands change it."""
     if ctx.invoked_subcommand:
         return
@@ -332,10 +334,16 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     if feedback_dir:
         for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup
+    from autograder.gradebook.command import similarity_sections
+
+    sections, flagged = similarity_sections(course, assignment_id, similarity)
+    for line in flagged:
+        click.echo(line)
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 
-        write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}")
+        write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}",
+                           sections=sections)
         console.print(f"class report -> {html_path}", soft_wrap=True)
 
 

@@ -109,19 +109,24 @@ def _diagnoses(rows: list[GradebookRow]) -> str:
             + cards)
 
 
-def class_report(course: Course, rows: list[GradebookRow], title: str = "Class report") -> str:
-    """The class report page: table, histograms per question, most frequent diagnoses."""
+def class_report(course: Course, rows: list[GradebookRow], title: str = "Class report", sections: tuple[str, ...] = ()) -> str:
+    """The class report page: table, histograms per question, most frequent diagnoses.
+
+    ``sections`` are more sections' HTML (the similarity flags), shown before the histograms.
+    """
     ids = [a.id for a in course.assignments if any(r.assignment == a.id for r in rows)]
     students = len({r.student for r in rows})
     body = "\n".join([
         f"<h1>{html_text(title)}</h1>",
         f'<p class="muted">{students} students, {len(rows)} graded entries ({sum(r.status != "graded" for r in rows)} not graded).</p>',
-        _diagnoses(rows), _histograms(course, rows, ids), _class_table(course, rows, ids),
+        _diagnoses(rows), *sections, _histograms(course, rows, ids), _class_table(course, rows, ids),
     ])
     return page(title, body)
 
 
-def write_class_report(course: Course, rows: list[GradebookRow], path: Path, title: str = "Class report") -> Path:
+def write_class_report(course: Course, rows: list[GradebookRow], path: Path, title: str = "Class report",
+                       sections: tuple[str, ...] = ()) -> Path:
+    """Write :func:`class_report` to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(class_report(course, rows, title), encoding="utf-8")
+    path.write_text(class_report(course, rows, title, sections), encoding="utf-8")
     return path

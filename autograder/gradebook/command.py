@@ -49,3 +49,27 @@ def current_rows(gradebook_path: Path, assignment_id: str | None = None):
         rows, students = book.rows(assignment_id), book.students()
     with OverrideBook(gradebook_path) as overrides:
         return apply_overrides(rows, overrides.in_force()), students
+
+
+def similarity_sections(course, assignment_id: str | None, folder: Path | None) -> tuple[tuple[str, ...], list[str]]:
+    """The class report's similarity section of the class folder ``folder``, and a line per flagged pair for the terminal.
+
+    Raises
+    ------
+    click.UsageError
+        When no single assignment is named (``--assignment``) and the course has more than one.
+    """
+    import click
+
+    from autograder.similarity.report import assignment_similarity, similarity_section
+    from autograder.student_text import clean_name
+
+    if folder is None:
+        return (), []
+    if assignment_id is None and len(course.assignments) > 1:
+        raise click.UsageError("--similarity compares one assignment's class folder: give --assignment")
+    assignment = course.assignment(assignment_id or course.assignments[0].id)
+    pairs, sources = assignment_similarity(course, assignment, folder)
+    lines = [f"similar ({assignment.id}): {clean_name(p.a)} and {clean_name(p.b)}, {p.similarity:.0%} alike (a flag, not a penalty)"
+             for p in pairs]
+    return (similarity_section(assignment.id, pairs, sources),), lines or [f"similar ({assignment.id}): no pair flagged"]
