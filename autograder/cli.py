@@ -334,7 +334,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     if feedback_dir:
         for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup
-    from autograder.gradebook.command import similarity_sections
+    from autograder.gradebook.command import report_rows, similarity_sections
 
     sections, flagged = similarity_sections(course, assignment_id, similarity)
     for line in flagged:
@@ -342,7 +342,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 
-        write_class_report(course, rows, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}",
+        write_class_report(course, report_rows(course, course_file(ctx), rows, assignment_id), html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}",
                            sections=sections)
         console.print(f"class report -> {html_path}", soft_wrap=True)
 

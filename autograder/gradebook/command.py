@@ -73,3 +73,11 @@ def similarity_sections(course, assignment_id: str | None, folder: Path | None) 
     lines = [f"similar ({assignment.id}): {clean_name(p.a)} and {clean_name(p.b)}, {p.similarity:.0%} alike (a flag, not a penalty)"
              for p in pairs]
     return (similarity_section(assignment.id, pairs, sources),), lines or [f"similar ({assignment.id}): no pair flagged"]
+
+
+def report_rows(course, course_file: Path, rows, assignment_id: str | None = None):
+    """The class report's rows: with the roster's, every roster student a row per assignment (no submission: 0)."""
+    from autograder.gradebook.roster import course_roster, with_roster
+
+    assignments = [a for a in course.assignments if assignment_id in (None, a.id)]
+    return with_roster(course_roster(course, course_file), rows, assignments)[0]
