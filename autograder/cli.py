@@ -183,7 +183,7 @@ REPORT_FORMATS = {name: report_format.description for name, report_format in FOR
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
                              "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
 #: Options that apply to a class folder only.
-CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade"}
+CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade", "shard": "--shard"}
 
 
 def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
@@ -203,6 +203,8 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path), default=DEFAULT_GRADEBOOK, show_default=True, help="SQLite gradebook for a class folder.")
 @click.option("--regrade", is_flag=True, help="Grade again entries whose current gradebook row was graded from the same "
               "bytes and submission time, course.yml, hidden tests and grader version (otherwise they are skipped).")
+@click.option("--shard", callback=lambda ctx, param, value: _shard(value), metavar="K/N",
+              help="Grade only the K-th of N shares of the class folder (array jobs; merge with `gradebook merge`).")
 @click.option("--batch/--single", "batch", default=None, help="Treat SUBMISSION as a class folder / one submission (default: guess).")
 @click.option("--submitted-at", type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S%z"]),
               help="When one submission was handed in (with time zone), for the late policy. A class folder takes its "
@@ -219,7 +221,7 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @SANDBOX_OPTION
 @common_options
 @click.pass_context
-def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, batch, submitted_at,
+def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, shard, batch, submitted_at,
           metadata, student, file_times, seed, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
@@ -241,7 +243,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         from autograder.sandbox.headstart import discard
 
         discard()  # a class folder's workers come from its grading processes
-        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times, only=student)
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times, only=student, shard=shard)
         return
     misplaced = _given(ctx, CLASS_FOLDER_OPTIONS)
     if misplaced:
@@ -261,6 +263,15 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         click.echo(f"{result.score:g}/{result.max_score:g} -> {out}")
     else:
         click.echo(text, nl=False)
+
+
+def _shard(value: str | None):
+    from autograder.gradebook.shard import parse_shard
+
+    try:
+        return parse_shard(value) if value is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--shard'") from None
 
 
 def _submission_time(submission: Path, submitted_at, metadata: Path | None, file_times: bool):
@@ -365,6 +376,20 @@ def override(ctx, student, assignment_id, score, question, points, reason, who, 
 
     click.echo(override_main(_course(ctx), gradebook_path, student, assignment_id, score=score, question=question,
                              points=points, reason=reason, who=who))
+
+
+@gradebook.command("merge")
+@click.argument("out", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@common_options
+def merge(out: Path, shards: tuple[Path, ...]) -> None:
+    """Merge the SHARDS' gradebooks into OUT (idempotent: a row merged twice is one row); exit 1 on a conflict."""
+    from autograder.gradebook.merge import main as merge_main
+
+    lines, conflicted = merge_main(out, list(shards))
+    click.echo("\n".join(lines))
+    if conflicted:
+        raise SystemExit(1)
 
 
 @main.command()

@@ -70,7 +70,7 @@ def time_warnings(summary) -> list[str]:
 
 
 def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool,
-                only: str | None = None) -> None:
+                only: str | None = None, shard: tuple[int, int] | None = None) -> None:
     """Grade the class folder into the gradebook, then print the table, the warnings and a summary.
 
     Raises
@@ -92,15 +92,17 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     roster = course_roster(course, course_file(ctx))  # before grading: a wrong roster stops the batch at once
     course_extensions(course, course_file(ctx))  # and so does a wrong extensions file
     console, progress_console = make_console(), make_console(stderr=True)
-    students = [entry.student for entry in list_entries(folder) if only is None or entry.student == only]
-    total = len(students)
+    from autograder.gradebook.shard import in_shard
+
+    students = [entry.student for entry in list_entries(folder)]  # the roster warnings are of the whole folder
+    total = sum((only is None or s == only) and in_shard(s, shard) for s in students)
     kept = []
     try:
         with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
             summary = grade_batch(
                 course_file(ctx), course, assignment.id, folder, gradebook_path,
                 jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
-                only=only,
+                only=only, shard=shard,
             )
     except KeyboardInterrupt:
         graded = sum(row is not None for row in kept)

@@ -26,6 +26,7 @@ from autograder.batch.resume import grading_fingerprint, is_current, submitted_t
 from autograder.errors import GraderError
 from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
 from autograder.gradebook.csv_input import class_file_bytes
+from autograder.gradebook.shard import in_shard
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.student_text import clean_text
@@ -162,6 +163,7 @@ def grade_batch(
     file_times: bool = False,
     on_progress: Callable[[GradebookRow | None], None] = lambda row: None,
     only: str | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> BatchSummary:
     """Grade every entry of ``folder`` into the gradebook.
 
@@ -176,6 +178,8 @@ def grade_batch(
         Called after each entry with the row recorded (None for a skipped entry).
     only : str, optional
         Grade only this student's entry (a regrade of one student).
+    shard : (int, int), optional
+        ``(K, N)``: grade only the students of the K-th of N shards (:mod:`autograder.gradebook.shard`).
 
     Raises
     ------
@@ -185,7 +189,8 @@ def grade_batch(
     _check_sandbox(course)
     assignment = course.assignment(assignment_id)
     times = read_times_csv(folder / TIMES_CSV) if (folder / TIMES_CSV).is_file() else None
-    entries = [e for e in list_entries(folder, times, file_times) if only is None or e.student == only]
+    entries = [e for e in list_entries(folder, times, file_times)
+               if (only is None or e.student == only) and in_shard(e.student, shard)]
     if only is not None and not entries:
         raise GraderError(f"no entry of {clean_text(only)} in {folder}")
     summary = BatchSummary(total=len(entries), unknown_in_times=unknown_students(entries, times),
