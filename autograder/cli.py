@@ -313,7 +313,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     if ctx.invoked_subcommand:
         return
     from autograder.batch.progress import make_console, rows_table
-    from autograder.gradebook.export import feedback_lines, write_csv, write_feedback
+    from autograder.gradebook.export import write_csv
     from autograder.gradebook.store import gradebook_problem
 
     course = _course(ctx)
@@ -343,7 +343,9 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     for line in write_lms_files(course, course_file(ctx), rows, assignment_id, details=details, canvas=canvas, moodle=moodle):
         click.echo(line)
     if feedback_dir:
-        for line in feedback_lines(write_feedback(rows, feedback_dir, feedback_language(course, lang), roster), feedback_dir):
+        from autograder.gradebook.release import write_feedback_by_release
+
+        for line in write_feedback_by_release(course, course_file(ctx), rows, feedback_dir, feedback_language(course, lang), roster):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup
     from autograder.gradebook.command import report_rows, similarity_sections
 
@@ -376,6 +378,25 @@ def override(ctx, student, assignment_id, score, question, points, reason, who, 
 
     click.echo(override_main(_course(ctx), gradebook_path, student, assignment_id, score=score, question=question,
                              points=points, reason=reason, who=who))
+
+
+@gradebook.command("release")
+@click.argument("assignment_id")
+@click.option("--feedback", "feedback_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="The feedback folder to publish into (its held folder is FOLDER.held).")
+@click.option("--gradebook", "gradebook_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              default=DEFAULT_GRADEBOOK, show_default=True, help="The SQLite gradebook.")
+@click.option("--by", "who", help="Who publishes (default: the user running the command).")
+@LANG_OPTION
+@common_options
+@click.pass_context
+def release(ctx, assignment_id, feedback_dir, gradebook_path, who, lang) -> None:
+    """Publish ASSIGNMENT_ID's feedback into the feedback folder, rendered from the gradebook now."""
+    from autograder.gradebook.command import release_feedback
+
+    course = _course(ctx)
+    click.echo(release_feedback(course, course_file(ctx), gradebook_path, assignment_id, feedback_dir,
+                                feedback_language(course, lang), who))
 
 
 @gradebook.command("merge")

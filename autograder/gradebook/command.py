@@ -81,3 +81,15 @@ def report_rows(course, course_file: Path, rows, assignment_id: str | None = Non
 
     assignments = [a for a in course.assignments if assignment_id in (None, a.id)]
     return with_roster(course_roster(course, course_file), rows, assignments)[0]
+
+
+def release_feedback(course, course_file: Path, gradebook_path: Path, assignment_id: str, out: Path, language: str,
+                     who: str | None = None) -> str:
+    """``gradebook release``: publish one assignment's feedback (:func:`autograder.gradebook.release.release`)."""
+    import getpass
+
+    from autograder.gradebook.release import release
+
+    rows, students = current_rows(gradebook_path, course.assignment(assignment_id).id)
+    written = release(course, course_file, rows, assignment_id, out, language, students, who or getpass.getuser())
+    return f"released: feedback on {len(written)} submissions of {assignment_id} -> {out}"
