@@ -34,6 +34,12 @@ from autograder.grade.formats import FORMATS
 _Commands = CommandGroup
 
 
+def _course_at(path: Path):
+    from autograder.config import load_course
+
+    return load_course(path)
+
+
 def _course(ctx: click.Context, sandbox: str | None = None):
     """course.yml, with the sandbox asked for by ``--sandbox`` (which must agree with ATTN_SANDBOX when both are set)."""
     return load_ctx_course(ctx, sandbox)
@@ -432,10 +438,16 @@ def demo(ctx: click.Context, out: Path) -> None:
     ctx.invoke(variance, d_ks=DEFAULT_D_KS, samples=DEFAULT_SAMPLES, seed=DEFAULT_SEED)
     console.rule("Student releases")
     build_all(course, console)
+    from autograder.demo.classbook import demo_course, show_classbook
+
     console.rule("Grading the sample class (solution, stub, buggy and broken entries)")
-    gradebook_path = grade_sample_classes(course_file(ctx), course, out, console, quiet=is_quiet(ctx))
+    demo_file = demo_course(course_file(ctx), out)  # course.yml with a roster and extensions
+    course = _course_at(demo_file)
+    gradebook_path = grade_sample_classes(demo_file, course, out, console, quiet=is_quiet(ctx))
     console.rule("Gradebook")
     show_gradebook(course, gradebook_path, out, console)
+    console.rule("Class management: roster, extension, override, similarity, Canvas")
+    show_classbook(course, demo_file, gradebook_path, out, console)
 
 
 def _export_targets() -> dict:

@@ -24,7 +24,7 @@ from autograder.student_text import clean_name
 
 #: The class report is wider than a feedback page (a 1280 px screen shows the whole class table, reasons
 #: included); its headers and reasons wrap, so that on a phone only the table scrolls sideways.
-WIDE = ("<style>body { max-width: 80rem; } th { white-space: normal; overflow-wrap: anywhere; min-width: 4rem; }"
+WIDE = ("<style>body { max-width: 80rem; } th { white-space: normal; }"
         " td.text { min-width: 12rem; }</style>")
 #: Diagnoses listed, most frequent first.
 TOP_DIAGNOSES = 10
@@ -90,7 +90,8 @@ def frequent_diagnoses(rows: list[GradebookRow], top: int = TOP_DIAGNOSES) -> li
 def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> str:
     reasons = {(r.student, r.assignment): "; ".join(row_reasons(r)) for r in rows}
     maxima = {a.id: a.max_points for a in course.assignments}
-    head = "".join(f"<th>{html_text(i)}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>" for i in ids)
+    head = "".join(f"<th>{html_text(i).replace('_', '_<wbr>')}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>"
+                   for i in ids)  # an id may wrap after its underscores
     lines = []
     for record in score_table(rows, ids):
         cells = "".join("<td class=\"muted\">missing</td>" if record[i] is None else f"<td>{record[i]:g}</td>" for i in ids)
