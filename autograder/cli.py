@@ -249,7 +249,7 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
         from autograder.sandbox.headstart import discard
 
         discard()  # a class folder's workers come from its grading processes
-        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times, only=student, shard=shard)
+        _grade_class(ctx, course, assignment, submission, jobs, gradebook_path, regrade, file_times, student, shard)
         return
     misplaced = _given(ctx, CLASS_FOLDER_OPTIONS)
     if misplaced:

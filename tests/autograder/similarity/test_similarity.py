@@ -100,3 +100,12 @@ def test_the_class_report_flags_identical_submissions_and_changes_no_score(tmp_p
     assert "Similar submissions" in page and "s99" in page
     before, after = (list(csv.reader(io.StringIO((tmp_path / n).read_text(encoding="utf-8")))) for n in ("before.csv", "after.csv"))
     assert before == after  # a flag, never a penalty
+
+
+def test_hostile_code_costs_no_crash_and_gains_no_flag():
+    corpus = CORPUS.build_corpus(26)
+    first = sorted(corpus.sources)[0]
+    deep = "def softmax(x, axis=-1):\n    return " + "(" * 5000 + "x" + ")" * 5000 + "\n"
+    wide = "def softmax(x, axis=-1):\n    return x" + " + x" * 20000 + "\n"
+    sources = {first: corpus.sources[first], "deep": deep, "wide": wide, "nul": "def softmax(x):\x00\n"}
+    assert similar_pairs(sources, FUNCTIONS, corpus.stub) == []
