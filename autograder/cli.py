@@ -353,7 +353,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
 
         for line in write_feedback_by_release(course, course_file(ctx), rows, feedback_dir, feedback_language(course, lang), roster):
             click.echo(line)  # not rich's print: a folder name left by someone else is never markup
-    from autograder.gradebook.command import report_rows, similarity_sections
+    from autograder.gradebook.command import report_rows_and_strangers, similarity_sections
 
     sections, flagged = similarity_sections(course, assignment_id, similarity)
     for line in flagged:
@@ -361,8 +361,9 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
     if html_path:
         from autograder.gradebook.class_report import write_class_report
 
-        write_class_report(course, report_rows(course, course_file(ctx), rows, assignment_id), html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}",
-                           sections=sections)
+        shown, strangers = report_rows_and_strangers(course, course_file(ctx), rows, assignment_id)
+        write_class_report(course, shown, html_path, title=f"{course.course.name}: {assignment_id or 'all assignments'}",
+                           sections=(strangers, *sections))
         console.print(f"class report -> {html_path}", soft_wrap=True)
 
 

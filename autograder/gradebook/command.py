@@ -77,10 +77,22 @@ def similarity_sections(course, assignment_id: str | None, folder: Path | None) 
 
 def report_rows(course, course_file: Path, rows, assignment_id: str | None = None):
     """The class report's rows: with the roster's, every roster student a row per assignment (no submission: 0)."""
-    from autograder.gradebook.roster import course_roster, with_roster
+    return report_rows_and_strangers(course, course_file, rows, assignment_id)[0]
+
+
+def report_rows_and_strangers(course, course_file: Path, rows, assignment_id: str | None = None):
+    """:func:`report_rows`, and the class report's section naming the entries the roster does not list ("" for none)."""
+    from autograder.escape import html_text
+    from autograder.gradebook.roster import NOT_IN_ROSTER, course_roster, with_roster
+    from autograder.student_text import clean_name
 
     assignments = [a for a in course.assignments if assignment_id in (None, a.id)]
-    return with_roster(course_roster(course, course_file), rows, assignments)[0]
+    joined, strangers = with_roster(course_roster(course, course_file), rows, assignments)
+    if not strangers:
+        return joined, ""
+    names = ", ".join(html_text(clean_name(s)) for s in strangers)
+    return joined, (f'<h2>Entries {NOT_IN_ROSTER}</h2><p class="muted">Graded, and in the table below, but '
+                    f"{html_text(course.roster)} does not list them ({len(strangers)}): {names}</p>")
 
 
 def release_feedback(course, course_file: Path, gradebook_path: Path, assignment_id: str, out: Path, language: str,

@@ -96,3 +96,24 @@ def test_each_frequent_diagnosis_has_one_example_of_a_student_and_the_test_that_
     first = sorted(r.student for r in DIAGNOSED if NO_SCALE.id in r.diagnoses)[0]
     assert found[NO_SCALE.id].example.startswith(f"{first}: scaled_dot_product_attention works")
     assert f"e.g. {first}:" in class_report(COURSE, DIAGNOSED)
+
+
+def test_the_cli_class_report_lists_roster_students_without_entries_and_entries_not_in_the_roster(tmp_path):
+    from click.testing import CliRunner
+
+    from autograder.cli import main
+    from autograder.config import DEFAULT_COURSE_FILE
+    from autograder.gradebook.store import Gradebook
+
+    course_file = tmp_path / "course.yml"
+    course_file.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8") + "\nroster: roster.csv\n", encoding="utf-8")
+    (tmp_path / "roster.csv").write_text("id,name,email,sis_id,section\na,,,,\npat,,,,\n", encoding="utf-8")
+    with Gradebook(tmp_path / "g.sqlite3") as book:
+        book.record(_row("a", [1]))
+        book.record(_row("<i>stranger</i>", [1]))
+    done = CliRunner().invoke(main, ["--course", str(course_file), "gradebook", "--gradebook", str(tmp_path / "g.sqlite3"),
+                                     "--assignment", HW1.id, "--html", str(tmp_path / "r.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<td>pat</td>" in page and "no submission" in page
+    assert "Entries not in roster" in page and "&lt;i&gt;stranger&lt;/i&gt;" in page and "<i>stranger" not in page
