@@ -127,6 +127,8 @@ class Assignment(_Strict):
         description="The title in other languages, by language code (e.g. {zh: 缩放点积注意力}); a language "
         "without one shows `title`.",
     )
+    release: dt.datetime | None = Field(None, description="With feedback_release: held, when the feedback is published "
+                                        "by `attn-course gradebook --feedback` itself (time zone required).")
 
     @field_validator("titles")
     @classmethod
@@ -159,10 +161,10 @@ class Assignment(_Strict):
             raise ValueError("must be a file name ending in .ipynb")
         return value
 
-    @field_validator("due")
+    @field_validator("due", "release")
     @classmethod
-    def _aware(cls, value: dt.datetime) -> dt.datetime:
-        if value.tzinfo is None:
+    def _aware(cls, value: dt.datetime | None) -> dt.datetime | None:
+        if value is not None and value.tzinfo is None:
             raise ValueError("needs a time zone, e.g. 2027-03-08T23:59:00+08:00")
         return value
 
@@ -223,6 +225,23 @@ class Course(_Strict):
         from autograder.layout import CourseDirectory
 
         return CourseDirectory.of(self._file)
+
+    roster: str | None = Field(None, description="The class list, a CSV file beside course.yml: id, name, email, sis_id, "
+                               "section (autograder/gradebook/roster.py); each student gets a row per assignment.")
+    feedback_release: Literal["immediate", "held"] = Field(
+        "immediate", description="held: `gradebook --feedback` writes feedback to a held folder beside the one named, "
+        "published by `attn-course gradebook release` or from the assignment's release date (autograder/gradebook/release.py).")
+    extensions: str | None = Field(None, description="Per-student due dates, a CSV file beside course.yml: student, assignment "
+                                   "(or *), due or extra_days, reason (autograder/gradebook/extensions.py).")
+
+    @field_validator("roster", "extensions")
+    @classmethod
+    def _class_file(cls, value: str | None) -> str | None:
+        parts = value.split("/") if value else []
+        if value is not None and (value.startswith("/") or "\\" in value or ".." in parts or not all(parts)
+                                  or not value.endswith(".csv")):
+            raise ValueError("must be a .csv file in the course folder, named relative to course.yml (e.g. roster.csv)")
+        return value
 
     @field_validator("languages")
     @classmethod

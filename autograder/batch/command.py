@@ -69,7 +69,8 @@ def time_warnings(summary) -> list[str]:
     return warnings
 
 
-def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool) -> None:
+def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path: Path, regrade: bool, file_times: bool,
+                only: str | None = None, shard: tuple[int, int] | None = None) -> None:
     """Grade the class folder into the gradebook, then print the table, the warnings and a summary.
 
     Raises
@@ -82,17 +83,26 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
     from autograder.batch.entries import list_entries
     from autograder.batch.progress import make_console, progress_bar, rows_table
     from autograder.batch.runner import grade_batch
+    from autograder.gradebook.extensions import course_extensions
+    from autograder.gradebook.regrade import changed_lines
+    from autograder.gradebook.roster import course_roster, roster_warnings
 
     if not folder.is_dir():
         raise click.UsageError(f"{folder} is not a folder")
+    roster = course_roster(course, course_file(ctx))  # before grading: a wrong roster stops the batch at once
+    course_extensions(course, course_file(ctx))  # and so does a wrong extensions file
     console, progress_console = make_console(), make_console(stderr=True)
-    total = len(list_entries(folder))
+    from autograder.gradebook.shard import in_shard
+
+    students = [entry.student for entry in list_entries(folder)]  # the roster warnings are of the whole folder
+    total = sum((only is None or s == only) and in_shard(s, shard) for s in students)
     kept = []
     try:
         with progress_bar(progress_console, total, f"grading {assignment.id}", hidden=is_quiet(ctx)) as advance:
             summary = grade_batch(
                 course_file(ctx), course, assignment.id, folder, gradebook_path,
                 jobs=jobs, regrade=regrade, file_times=file_times, on_progress=lambda row: (kept.append(row), advance(row)),
+                only=only, shard=shard,
             )
     except KeyboardInterrupt:
         graded = sum(row is not None for row in kept)
@@ -103,8 +113,10 @@ def grade_class(ctx, course, assignment, folder: Path, jobs: int, gradebook_path
         if not file_times and not (folder / TIMES_CSV).is_file():
             console.print(f"no {TIMES_CSV} in the class folder: no late penalty was applied (--file-times takes file times)",
                           soft_wrap=True)
-    for warning in time_warnings(summary):
+    for warning in time_warnings(summary) + (roster_warnings(roster, students, course.roster) if roster else []):
         click.echo(warning, err=True)
+    for line in changed_lines(summary.changed, gradebook_path, assignment.id):
+        click.echo(line)  # student ids and reasons: never rich markup
     console.print(
         f"{summary.graded} graded, {summary.skipped} already graded (skipped), {summary.errors} grader errors "
         f"-> {gradebook_path}", soft_wrap=True,

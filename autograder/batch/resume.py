@@ -40,7 +40,7 @@ def _add(digest, label: bytes, data: bytes) -> None:
         digest.update(len(part).to_bytes(8, "big") + part)
 
 
-def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path | None = None) -> str:
+def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path | None = None, also: bytes = b"") -> str:
     """The grader version plus a hash of course.yml's bytes and the bytes and names of the hidden suite.
 
     Change any of them (a point, a due date, a tolerance, a comment, a hidden test, a helper of
@@ -50,11 +50,16 @@ def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path 
     ----------
     hidden_dir : Path, optional
         The folder of hidden suites (by default the course's, see :class:`~autograder.layout.CourseDirectory`).
+    also : bytes, optional
+        More that grading depends on: the extensions file course.yml names
+        (:func:`autograder.gradebook.csv_input.class_file_bytes`).
     """
     version = autograder.__version__
     digest = hashlib.sha256()
     _add(digest, b"version", version.encode())
     _add(digest, b"course", Path(course_file).read_bytes())
+    if also:  # nothing added without: a course without extensions keeps its fingerprints
+        _add(digest, b"also", also)
     hidden_dir = CourseDirectory.of(course_file).hidden_tests if hidden_dir is None else Path(hidden_dir)
     folder = hidden_dir / assignment_id
     for path in suite_files(assignment_id, hidden_dir):

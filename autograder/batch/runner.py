@@ -25,6 +25,8 @@ from autograder.batch.entries import Entry, content_hash, list_entries, unknown_
 from autograder.batch.resume import grading_fingerprint, is_current, submitted_text
 from autograder.errors import GraderError
 from autograder.grade.submitted import TIMES_CSV, TimeSource, read_times_csv
+from autograder.gradebook.csv_input import class_file_bytes
+from autograder.gradebook.shard import in_shard
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.student_text import clean_text
@@ -42,6 +44,8 @@ class BatchSummary:
     #: Entries the class folder's submitted_at.csv has no row for (no late penalty), and its rows naming no entry.
     untimed: list[str] = field(default_factory=list)
     unknown_in_times: list[str] = field(default_factory=list)
+    #: (student, score before, score now) of every entry whose score this batch changed.
+    changed: list[tuple[str, float, float]] = field(default_factory=list)
 
 
 def _now() -> str:
@@ -117,7 +121,7 @@ class GradingProcess:
 
     def send(self, entry: Entry, digest: str) -> None:
         self.current = (entry, digest)
-        request = {"key": digest, "path": os.fsdecode(entry.path),
+        request = {"key": digest, "path": os.fsdecode(entry.path), "student": entry.student,
                    "submitted_at": submitted_text(entry),
                    "submitted_at_source": entry.submitted_at_source}
         try:
@@ -158,6 +162,8 @@ def grade_batch(
     regrade: bool = False,
     file_times: bool = False,
     on_progress: Callable[[GradebookRow | None], None] = lambda row: None,
+    only: str | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> BatchSummary:
     """Grade every entry of ``folder`` into the gradebook.
 
@@ -170,6 +176,10 @@ def grade_batch(
         summary (``untimed``) and its gradebook row say so.
     on_progress : callable
         Called after each entry with the row recorded (None for a skipped entry).
+    only : str, optional
+        Grade only this student's entry (a regrade of one student).
+    shard : (int, int), optional
+        ``(K, N)``: grade only the students of the K-th of N shards (:mod:`autograder.gradebook.shard`).
 
     Raises
     ------
@@ -179,10 +189,13 @@ def grade_batch(
     _check_sandbox(course)
     assignment = course.assignment(assignment_id)
     times = read_times_csv(folder / TIMES_CSV) if (folder / TIMES_CSV).is_file() else None
-    entries = list_entries(folder, times, file_times)
+    entries = [e for e in list_entries(folder, times, file_times)
+               if (only is None or e.student == only) and in_shard(e.student, shard)]
+    if only is not None and not entries:
+        raise GraderError(f"no entry of {clean_text(only)} in {folder}")
     summary = BatchSummary(total=len(entries), unknown_in_times=unknown_students(entries, times),
                            untimed=[e.student for e in entries if e.submitted_at_source == TimeSource.UNMATCHED])
-    fingerprint = grading_fingerprint(course_file, assignment.id)
+    fingerprint = grading_fingerprint(course_file, assignment.id, also=class_file_bytes(course, course_file))
     with Gradebook(gradebook_path) as book:
         pending = []
         for entry in entries:
@@ -198,7 +211,10 @@ def grade_batch(
 
 
 def _record(book: Gradebook, summary: BatchSummary, row: GradebookRow, on_progress) -> None:
+    before = book.current_row(row.student, row.assignment)
     book.record(row)
+    if before is not None and before.score != row.score:
+        summary.changed.append((row.student, before.score, row.score))
     summary.rows.append(row)
     if row.status == "graded":
         summary.graded += 1

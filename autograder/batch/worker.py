@@ -20,12 +20,19 @@ from autograder.errors import AmbiguousSubmission
 from autograder.grade.api import grade_submission
 from autograder.grade.record import to_record
 from autograder.grade.submitted import SubmissionTime, TimeSource
+from autograder.gradebook.extensions import course_extensions, with_due
 from autograder.sandbox.spares import keep_spares
 
 
-def grade_line(course, assignment_id: str, line: str) -> dict:
-    """Grade the submission a request line names; a grader failure becomes an ``error`` answer."""
+def grade_line(course, assignment_id: str, line: str, extensions=None) -> dict:
+    """Grade the submission a request line names; a grader failure becomes an ``error`` answer.
+
+    ``extensions`` (:class:`autograder.gradebook.extensions.Extensions`) give the request's
+    ``student`` their own due date.
+    """
     request = json.loads(line)
+    if extensions is not None and request.get("student"):
+        course = with_due(course, assignment_id, extensions.due_for(request["student"], course.assignment(assignment_id)))
     submitted_at = dt.datetime.fromisoformat(request["submitted_at"]) if request.get("submitted_at") else None
     source = request.get("submitted_at_source") or TimeSource.NONE
     try:
@@ -59,12 +66,13 @@ def main(argv=None) -> int:
     course = load_course(args.course)
     if args.sandbox:
         course = course.model_copy(update={"defaults": course.defaults.model_copy(update={"sandbox": args.sandbox})})
+    extensions = course_extensions(course, args.course)
     keep_spares(True)  # the next submission's worker starts while this one is graded
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints cannot corrupt the answers
     for line in sys.stdin:
         if line.strip():
-            answers.write(json.dumps(grade_line(course, args.assignment, line)) + "\n")
+            answers.write(json.dumps(grade_line(course, args.assignment, line, extensions)) + "\n")
             answers.flush()
     return 0
 

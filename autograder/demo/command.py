@@ -30,7 +30,14 @@ def demo(ctx: click.Context, out: Path) -> None:
     ctx.invoke(variance, d_ks=DEFAULT_D_KS, samples=DEFAULT_SAMPLES, seed=DEFAULT_SEED)
     console.rule("Student releases")
     build_all(course, console)
+    from autograder.config import load_course
+    from autograder.demo.classbook import demo_course, show_classbook
+
     console.rule("Grading the sample class (solution, stub, buggy and broken entries)")
-    gradebook_path = grade_sample_classes(course_file(ctx), course, out, console, quiet=is_quiet(ctx))
+    demo_file = demo_course(course_file(ctx), out)  # course.yml with a roster and extensions
+    course = load_course(demo_file)
+    gradebook_path = grade_sample_classes(demo_file, course, out, console, quiet=is_quiet(ctx))
     console.rule("Gradebook")
     show_gradebook(course, gradebook_path, out, console)
+    console.rule("Class management: roster, extension, override, similarity, Canvas")
+    show_classbook(course, demo_file, gradebook_path, out, console)

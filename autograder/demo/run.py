@@ -11,6 +11,7 @@ from autograder.batch.progress import make_console, progress_bar, rows_table
 from autograder.batch.runner import grade_batch
 from autograder.build import build_release, write_release
 from autograder.config import Course
+from autograder.demo.classbook import prepare_class
 from autograder.demo.sample_class import write_sample_class
 from autograder.gradebook import Gradebook
 from autograder.gradebook.class_report import write_class_report
@@ -47,7 +48,7 @@ def grade_sample_classes(course_file: Path, course: Course, out_dir: Path, conso
     for assignment in course.assignments:
         class_dir = out_dir / "class" / assignment.id
         shutil.rmtree(class_dir, ignore_errors=True)
-        students = write_sample_class(course, assignment.id, class_dir)
+        students = prepare_class(course, course_file, assignment, class_dir, write_sample_class(course, assignment.id, class_dir))
         with progress_bar(progress_console, len(students), f"grading {assignment.id}", hidden=quiet) as advance:
             grade_batch(course_file, course, assignment.id, class_dir, gradebook_path, jobs=DEMO_JOBS, on_progress=advance)
     return gradebook_path

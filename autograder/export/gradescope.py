@@ -5,7 +5,8 @@ wheel, built by ``pip wheel`` at export time, and its requirements pinned to the
 the exporting environment: nothing is fetched but packages from the index), ``run_autograder``
 (``attn-course grade <id> /autograder/submission --metadata submission_metadata.json --format
 gradescope --out /autograder/results/results.json``, then course.yml's visibility), the wheel,
-``requirements.txt``, ``course.yml`` and the release's stubs (so an untouched stub is told
+``requirements.txt``, ``course.yml`` (with the roster and extensions files it names: a student's
+own due date applies, matched by the metadata's e-mail and SIS id) and the release's stubs (so an untouched stub is told
 apart from the file the student changed). The root is ``/autograder`` unless
 ``ATTN_AUTOGRADER_ROOT`` names another (a local replay).
 """
@@ -134,6 +135,8 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
         _add(archive, "requirements.txt", "\n".join(pinned_requirements()) + "\n")
         _add(archive, wheel.name, wheel.read_bytes())
         _add(archive, "course.yml", context.course_file.read_bytes())
+        for name in filter(None, (context.course.roster, context.course.extensions)):  # per-student due dates
+            _add(archive, name, (context.course_file.resolve().parent / name).read_bytes())
         for name in (assignment.module, assignment.notebook):
             _add(archive, f"assignments/{assignment.id}/{name}", release[name])
         for test_file in hidden_suite_files(context.layout, assignment.id):

@@ -16,11 +16,16 @@ from pathlib import Path
 from autograder.config import Course
 from autograder.escape import html_text
 from autograder.gradebook.export import score_table
+from autograder.gradebook.item_stats import stats_section
 from autograder.gradebook.reasons import row_reasons
 from autograder.gradebook.store import GradebookRow
 from autograder.grade.html_page import image, page
 from autograder.student_text import clean_name
 
+#: The class report is wider than a feedback page (a 1280 px screen shows the whole class table, reasons
+#: included); its headers and reasons wrap, so that on a phone only the table scrolls sideways.
+WIDE = ("<style>body { max-width: 80rem; } th { white-space: normal; }"
+        " td.text { min-width: 12rem; }</style>")
 #: Diagnoses listed, most frequent first.
 TOP_DIAGNOSES = 10
 HISTOGRAM_CLASS = "histogram"
@@ -34,6 +39,7 @@ class DiagnosisCount:
     assignment: str
     students: int
     hint: str
+    example: str = ""  # one student's failed test that shows it: "student: test (message)"
 
 
 def question_scores(rows: list[GradebookRow], assignment_id: str) -> dict[str, tuple[float, list[float]]]:
@@ -52,23 +58,40 @@ def _hints(row: GradebookRow) -> dict[str, str]:
     return {bug: hint for q in record.get("questions", ()) for t in q.get("tests", ()) for bug, hint in (t.get("hints") or {}).items()}
 
 
+def _examples(row: GradebookRow) -> dict[str, str]:
+    """``{diagnosis: "student: test (message)"}`` of the row's failed tests, the first test naming each."""
+    record = row.report_dict.get("result") or {}
+    found: dict[str, str] = {}
+    for test in (t for q in record.get("questions", ()) for t in q.get("tests", ())):
+        message = (test.get("message") or "").splitlines()[:1]
+        for bug in test.get("diagnoses", ()):
+            found.setdefault(bug, f"{clean_name(row.student)}: {test.get('description') or test.get('name')}"
+                                  + (f" ({message[0][:120]})" if message else ""))
+    return found
+
+
 def frequent_diagnoses(rows: list[GradebookRow], top: int = TOP_DIAGNOSES) -> list[DiagnosisCount]:
     """The diagnoses shared by the most students (each student counted once per assignment)."""
     counts: Counter = Counter()
     hints: dict[tuple[str, str], str] = {}
-    for row in rows:
-        row_hints = _hints(row)
+    examples: dict[tuple[str, str], str] = {}
+    for row in sorted(rows, key=lambda r: r.student):
+        row_hints, row_examples = _hints(row), _examples(row)
         for bug in dict.fromkeys(row.diagnoses):
             counts[(row.assignment, bug)] += 1
             hints.setdefault((row.assignment, bug), row_hints.get(bug, ""))
+            if row_examples.get(bug):
+                examples.setdefault((row.assignment, bug), row_examples[bug])
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
-    return [DiagnosisCount(bug, assignment, count, hints[(assignment, bug)]) for (assignment, bug), count in ranked]
+    return [DiagnosisCount(bug, assignment, count, hints[(assignment, bug)], examples.get((assignment, bug), ""))
+            for (assignment, bug), count in ranked]
 
 
 def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> str:
     reasons = {(r.student, r.assignment): "; ".join(row_reasons(r)) for r in rows}
     maxima = {a.id: a.max_points for a in course.assignments}
-    head = "".join(f"<th>{html_text(i)}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>" for i in ids)
+    head = "".join(f"<th>{html_text(i).replace('_', '_<wbr>')}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>"
+                   for i in ids)  # an id may wrap after its underscores
     lines = []
     for record in score_table(rows, ids):
         cells = "".join("<td class=\"muted\">missing</td>" if record[i] is None else f"<td>{record[i]:g}</td>" for i in ids)
@@ -102,26 +125,33 @@ def _diagnoses(rows: list[GradebookRow]) -> str:
         return "<h2>Most frequent diagnoses</h2><p>No known bug was named.</p>"
     cards = "".join(
         f'<div class="diagnosis"><strong>{d.students} student{"s" if d.students > 1 else ""}</strong> · '
-        f'<code>{html_text(d.id)}</code> <span class="muted">({html_text(d.assignment)})</span><br>{html_text(d.hint)}</div>'
+        f'<code>{html_text(d.id)}</code> <span class="muted">({html_text(d.assignment)})</span><br>{html_text(d.hint)}'
+        + (f'<br><span class="muted">e.g. {html_text(d.example)}</span>' if d.example else "") + "</div>"
         for d in found
     )
     return ("<h2>Most frequent diagnoses</h2><p class=\"muted\">What to re-teach: the bugs most students' code shows.</p>"
             + cards)
 
 
-def class_report(course: Course, rows: list[GradebookRow], title: str = "Class report") -> str:
-    """The class report page: table, histograms per question, most frequent diagnoses."""
+def class_report(course: Course, rows: list[GradebookRow], title: str = "Class report", sections: tuple[str, ...] = ()) -> str:
+    """The class report page: table, histograms per question, most frequent diagnoses.
+
+    ``sections`` are more sections' HTML (the similarity flags), shown before the histograms.
+    """
     ids = [a.id for a in course.assignments if any(r.assignment == a.id for r in rows)]
     students = len({r.student for r in rows})
     body = "\n".join([
         f"<h1>{html_text(title)}</h1>",
         f'<p class="muted">{students} students, {len(rows)} graded entries ({sum(r.status != "graded" for r in rows)} not graded).</p>',
-        _diagnoses(rows), _histograms(course, rows, ids), _class_table(course, rows, ids),
+        stats_section(course, rows, ids), _diagnoses(rows), *sections, _histograms(course, rows, ids),
+        _class_table(course, rows, ids), WIDE,
     ])
     return page(title, body)
 
 
-def write_class_report(course: Course, rows: list[GradebookRow], path: Path, title: str = "Class report") -> Path:
+def write_class_report(course: Course, rows: list[GradebookRow], path: Path, title: str = "Class report",
+                       sections: tuple[str, ...] = ()) -> Path:
+    """Write :func:`class_report` to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(class_report(course, rows, title), encoding="utf-8")
+    path.write_text(class_report(course, rows, title, sections), encoding="utf-8")
     return path

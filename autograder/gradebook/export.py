@@ -39,21 +39,58 @@ def score_table(rows: list[GradebookRow], assignment_ids: list[str]) -> list[dic
 MISSING_COLUMN = "missing"
 
 
-def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path) -> Path:
+def write_csv(rows: list[GradebookRow], assignment_ids: list[str], path: Path, roster=None) -> Path:
     """The class table as CSV: a column per assignment, the total, and the assignments missing.
 
     A missing assignment counts 0 in the total, so its cell says 0 too, and the last column
     names it; no cell is a spreadsheet formula.
+
+    Parameters
+    ----------
+    roster : Roster, optional
+        The class list (:mod:`autograder.gradebook.roster`): every roster student then has a row,
+        with their name, e-mail, SIS id and section, and a last column ``roster`` says "not in
+        roster" of an entry whose student it does not list.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    extra = ROSTER_COLUMNS if roster is not None else ()
+    table = score_table(rows, assignment_ids)
+    if roster is not None:
+        table = _with_roster_students(table, roster, assignment_ids)
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["student", *assignment_ids, "total", MISSING_COLUMN])
+        fields = ["student", *extra[:-1], *assignment_ids, "total", MISSING_COLUMN, *extra[-1:]]
+        writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writerow({name: csv_cell(name) for name in writer.fieldnames})
-        for record in score_table(rows, assignment_ids):
+        for record in table:
             missing = " ".join(a for a in assignment_ids if record[a] is None)
             cells = {k: (0.0 if v is None else v) for k, v in record.items()}
             writer.writerow({k: csv_cell(v) for k, v in {**cells, MISSING_COLUMN: missing}.items()})
     return path
+
+
+#: The columns a roster adds to the CSV: its own before the scores, and whether the student is in it, last.
+ROSTER_COLUMNS = ("name", "email", "sis_id", "section", "roster")
+from autograder.gradebook.roster import NOT_IN_ROSTER  # noqa: E402 - the instructor's column value, kept beside the roster
+
+
+def _with_roster_students(table: list[dict], roster, assignment_ids: list[str]) -> list[dict]:
+    """``table`` (of :func:`score_table`) with a record for every roster student, in roster order, and the roster's columns.
+
+    Entries of students the roster does not list follow, marked :data:`NOT_IN_ROSTER`.
+    """
+    owned, strangers = {}, []
+    for record in table:
+        student = roster.find(record["student"])
+        if student is None or student.id in owned:
+            strangers.append({**record, **dict.fromkeys(ROSTER_COLUMNS, ""), "roster": NOT_IN_ROSTER})
+        else:
+            owned[student.id] = record
+    records = []
+    for student in roster.students:
+        record = owned.get(student.id) or {**{a: None for a in assignment_ids}, "total": 0.0}
+        records.append({**record, "student": student.id, "name": student.name, "email": student.email,
+                        "sis_id": student.sis_id, "section": student.section, "roster": ""})
+    return records + strangers
 
 
 def _feedback_result(row: GradebookRow):

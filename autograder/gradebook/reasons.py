@@ -11,6 +11,9 @@ from __future__ import annotations
 from autograder.grade.submitted import TimeSource
 from autograder.gradebook.store import GradebookRow
 
+#: The status of a roster student's row with no entry (autograder.gradebook.roster.NO_SUBMISSION).
+NO_SUBMISSION = "no submission"
+
 #: Test kinds (autograder.errors) that are worth naming in the reason column, with their label.
 NAMED_KINDS = {"timeout": "timed out", "crashed": "crashed"}
 NOT_IMPLEMENTED = "not_implemented"
@@ -61,6 +64,8 @@ def row_reasons(row: GradebookRow) -> list[str]:
     An entry that ``submitted_at.csv`` has no time for says so whatever its score: its lateness is unknown.
     """
     untimed = [NO_TIME] if row.submitted_at_source == TimeSource.UNMATCHED else []
+    if row.status == NO_SUBMISSION:  # a roster student who handed nothing in (autograder.gradebook.roster)
+        return [NO_SUBMISSION]
     if row.status != "graded":
         return [f"not graded: {gist(row.error or '') or 'grader error'}", *untimed]
     record = row.report_dict.get("result") or {}

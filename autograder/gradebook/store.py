@@ -176,6 +176,14 @@ class Gradebook:
         ).fetchone()
         return None if values is None else self._row(values)
 
+    def row_with_key(self, student: str, assignment: str, content_hash: str, grader_version: str) -> GradebookRow | None:
+        """The row of this submission graded by this grader (the table's unique key), or None."""
+        values = self._connection.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM submissions WHERE student = ? AND assignment = ? AND content_hash = ? "
+            "AND grader_version = ?", (student, assignment, content_hash, grader_version),
+        ).fetchone()
+        return None if values is None else self._row(values)
+
     def record(self, row: GradebookRow) -> None:
         """Insert or replace ``row``, committed before returning."""
         values = [json.dumps(list(row.diagnoses)) if name == "diagnoses" else getattr(row, name) for name in _COLUMNS]
