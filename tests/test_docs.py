@@ -102,7 +102,7 @@ def command_problems(line: str) -> list[str]:
         known = option_names(command) | option_names(group)
         if isinstance(command, click.Group):  # export TARGET, new question: the subcommand's options count
             names = command.list_commands(click.Context(command))
-            sub = next((t for t in rest if not t.startswith("-")), None)
+            sub = rest[0] if rest and not rest[0].startswith("-") else None  # a group's own options come first
             if sub is not None and not sub.startswith("<") and "|" not in sub and sub not in names:
                 problems.append(f"`attn-course {verb} {sub}`: no such {verb} command (there are {', '.join(names)})")
                 continue

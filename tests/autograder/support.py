@@ -122,18 +122,30 @@ def course_beside(folder, text: str | bytes | None = None, *, copy_suite: bool =
     from pathlib import Path
 
     from autograder.config import DEFAULT_COURSE_FILE
-    from autograder.layout import CourseDirectory
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    ours = CourseDirectory.of()
     course_file = folder / DEFAULT_COURSE_FILE.name
     data = DEFAULT_COURSE_FILE.read_bytes() if text is None else text
     course_file.write_bytes(data) if isinstance(data, bytes) else course_file.write_text(data, encoding="utf-8")
+    link_course_parts(folder, copy_suite=copy_suite)
+    return course_file
+
+
+def link_course_parts(folder, *, copy_suite: bool = False) -> None:
+    """Make a course.yml written into ``folder`` this course: its masters and hidden suites linked (the suites copied
+    with ``copy_suite``) and a copy of its releases."""
+    import shutil
+    from pathlib import Path
+
+    from autograder.layout import CourseDirectory
+
+    folder, ours = Path(folder), CourseDirectory.of()
+    if (folder / "solutions").exists():  # linked already
+        return
     (folder / "solutions").symlink_to(ours.solutions, target_is_directory=True)
     if copy_suite:
         shutil.copytree(ours.hidden_tests, folder / "hidden_tests", ignore=shutil.ignore_patterns("__pycache__"))
     else:
         (folder / "hidden_tests").symlink_to(ours.hidden_tests, target_is_directory=True)
     shutil.copytree(ours.releases, folder / "assignments", ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    return course_file

@@ -25,6 +25,7 @@ from autograder.gradebook.extensions import (
 from autograder.gradebook.roster import read_roster
 from autograder.gradebook.store import Gradebook
 from autograder.paths import SOLUTIONS_DIR
+from tests.autograder.support import link_course_parts
 
 COURSE = load_course()
 HW1, HW2 = COURSE.assignments[0], COURSE.assignments[1]
@@ -109,6 +110,7 @@ def course_file(tmp_path):
     (tmp_path / "roster.csv").write_text("id,name,email,sis_id,section\nada,Ada,ada@example.edu,,\nben,Ben,,,\n",
                                          encoding="utf-8")
     extensions_file(tmp_path, f"ada,{HW1.id},,{EXTRA_DAYS},flu\n")
+    link_course_parts(tmp_path)
     return path
 
 

@@ -15,6 +15,7 @@ from autograder.gradebook.roster import RosterStudent, no_submission_row
 from tests.chromium import chromium, page_problems  # noqa: F401 - chromium is a fixture
 
 from .rows import a_test, graded_row
+from tests.autograder.support import link_course_parts
 
 COURSE = load_course()
 HW1 = COURSE.assignments[0]
@@ -107,6 +108,7 @@ def test_the_cli_class_report_lists_roster_students_without_entries_and_entries_
 
     course_file = tmp_path / "course.yml"
     course_file.write_text(DEFAULT_COURSE_FILE.read_text(encoding="utf-8") + "\nroster: roster.csv\n", encoding="utf-8")
+    link_course_parts(tmp_path)
     (tmp_path / "roster.csv").write_text("id,name,email,sis_id,section\na,,,,\npat,,,,\n", encoding="utf-8")
     with Gradebook(tmp_path / "g.sqlite3") as book:
         book.record(_row("a", [1]))

@@ -14,6 +14,7 @@ from autograder.gradebook.release import RELEASED, held_dir, release, write_feed
 from autograder.gradebook.store import Gradebook
 
 from .test_lms import half_row
+from tests.autograder.support import link_course_parts
 
 COURSE = load_course()
 HW1, HW2 = COURSE.assignments[0], COURSE.assignments[1]
@@ -31,6 +32,7 @@ def course_file(tmp_path, *, visibility="after_due_date", release_at=None, extra
         (tmp_path / "extensions.csv").write_text(f"student,assignment,extra_days\nben,{HW1.id},{extra_days}\n", encoding="utf-8")
     path = tmp_path / "course.yml"
     path.write_text(text, encoding="utf-8")
+    link_course_parts(tmp_path)
     return path
 
 
