@@ -4,7 +4,7 @@ The build refuses an assignment whose sources lack a translation the course ship
 whose translation departs from the English text (see :mod:`autograder.build.prose` and
 :func:`autograder.build.docstrings.docstring_problems`). Whether a translation follows the
 glossary is a test of the course's content, not a build rule (see
-:mod:`autograder.build.glossary`).
+:mod:`autograder.i18n.glossary`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ with the translation the catalog already has, new ids untranslated, ids the code
 uses dropped. :func:`catalog_problems` is the check a translator runs after editing: every
 id has a translation, none is fuzzy or stale, each keeps its placeholders (names and format
 specs, so numbers and shapes come out the same in every language), and the Chinese follows
-the course glossary (:mod:`autograder.build.glossary`).
+the course glossary (:mod:`autograder.i18n.glossary`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder.build.glossary import Term, glossary_problems, load_glossary
+from autograder.i18n.glossary import Term, glossary_problems, load_glossary
 from autograder.i18n.catalog import PoEntry, po_path, read_po
 from autograder.i18n.extract import extract
 from autograder.i18n.message import fields

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.build import build_release
 from autograder.build.docstrings import docstring_prose, function_docstring, load_docstrings, module_docstring, without_docstring
-from autograder.build.glossary import glossary_problems, load_glossary, mentions
+from autograder.i18n.glossary import glossary_problems, load_glossary, mentions
 from autograder.build.markers import function_source
 from autograder.build.prose import parallel_problems
 from autograder.build.release import TEMPLATES_DIR

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from autograder.build.glossary import load_glossary
+from autograder.i18n.glossary import load_glossary
 from autograder.i18n.catalog import PoEntry, parse_po, po_path, read_po
 from autograder.i18n.extract import extract
 from autograder.i18n.maintain import GLOSSARY, catalog_problems, check_language, format_po, updated_entries

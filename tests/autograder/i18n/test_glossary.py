@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.build.glossary import GlossaryError, Term, glossary_problems, mentions, parse_glossary, prose, uses
+from autograder.i18n.glossary import GlossaryError, Term, glossary_problems, mentions, parse_glossary, prose, uses
 
 KEY = Term("key", "键", "chapter §1", zh_not=("关键",), zh_avoid=("关键字",))
 VALUE = Term("value", "值", "chapter §1", en_not=("absolute value",), zh_not=("数值", "最大值"))
