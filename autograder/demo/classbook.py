@@ -82,7 +82,7 @@ def prepare_class(course, course_file: Path, assignment, class_dir: Path, studen
 def show_classbook(course, course_file: Path, gradebook_path: Path, out_dir: Path, console: Console) -> None:
     """After grading: the override, the Canvas CSV, and hw1's class report with the roster and the similarity flags."""
     from autograder.gradebook.class_report import write_class_report
-    from autograder.gradebook.command import current_rows, report_rows, similarity_sections, write_lms_files
+    from autograder.gradebook.actions import current_rows, report_rows, similarity_sections, write_lms_files
     from autograder.gradebook.override import main as override
 
     assignment = course.assignment(ASSIGNMENT)

@@ -325,7 +325,7 @@ def test_a_batch_the_grader_fails_on_exits_non_zero_and_is_retried(tmp_path, mon
 
 
 def test_one_students_folder_with_a_cache_is_not_a_class(tmp_path):
-    from autograder.cli import _is_class_folder
+    from autograder.batch.command import is_class_folder as _is_class_folder
 
     student = tmp_path / "student"
     (student / "__pycache__").mkdir(parents=True)
@@ -341,7 +341,7 @@ def test_one_students_folder_with_a_cache_is_not_a_class(tmp_path):
 
 
 def test_one_students_folder_with_the_chinese_notebook_and_notes_is_not_a_class(tmp_path):
-    from autograder.cli import _is_class_folder
+    from autograder.batch.command import is_class_folder as _is_class_folder
 
     student = tmp_path / "student"
     student.mkdir()

@@ -79,3 +79,13 @@ def test_the_check_sees_a_mutual_import(tmp_path):
 
 def test_the_judging_core_uses_neither_grading_nor_diagnosis():
     assert not unit_graph().get("autograder.judge", set()) & {"autograder.grade", "autograder.diagnose"}
+
+
+def test_the_command_line_module_only_registers_the_verbs():
+    import autograder.cli
+
+    tree = ast.parse(Path(autograder.cli.__file__).read_text(encoding="utf-8"))
+    functions = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+    assert functions == ["main", "run"]
+    assert all(command.callback.__module__ != "autograder.cli" for command in autograder.cli.COMMANDS)
+    assert set(autograder.cli.main.commands) == {command.name for command in autograder.cli.COMMANDS}

@@ -14,7 +14,7 @@ from autograder.build.markers import keep_solutions
 from autograder.cli import main
 from autograder.config import load_course
 from autograder.grade.result import Penalty
-from autograder.gradebook.command import current_rows
+from autograder.gradebook.actions import current_rows
 from autograder.gradebook.override import OverrideError
 from autograder.gradebook.override import main as override
 from autograder.gradebook.overrides import OverrideBook

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -16,13 +15,14 @@ from click.testing import CliRunner
 
 from autograder.build.markers import keep_solutions
 from autograder.cli import main
-from autograder.config import DEFAULT_COURSE_FILE, load_course
+from autograder.config import load_course
 from autograder.gradebook.merge import merge_gradebooks
 from autograder.gradebook.shard import in_shard, parse_shard, shard_of
 from autograder.gradebook.store import Gradebook
 from autograder.paths import ASSIGNMENTS_DIR, PROJECT_ROOT, SOLUTIONS_DIR
 
 from .test_store import make_row
+from tests.autograder.support import course_beside
 
 COURSE = load_course()
 HW1 = COURSE.assignments[0]
@@ -114,8 +114,7 @@ def _run(script: str, repo: Path, **values) -> None:
 def test_the_docs_github_matrix_run_locally_merges_into_what_one_batch_gives(tmp_path):
     repo = tmp_path / "repo"
     _class(repo / "class")
-    (repo / "course").mkdir()
-    shutil.copy(DEFAULT_COURSE_FILE, repo / "course" / "course.yml")
+    course_beside(repo / "course")  # a course folder: course.yml beside its masters, hidden tests and releases
     matrix, shard_steps, merge_steps = _workflow_steps()
     for shard in matrix["shard"]:
         for step in shard_steps:

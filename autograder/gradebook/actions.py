@@ -1,6 +1,6 @@
 """What ``attn-course gradebook`` writes besides the class table: the detailed and LMS files.
 
-The command's options are declared in :mod:`autograder.cli`; its work is here.
+The command's options are declared in :mod:`autograder.commands.gradebook`; its work is here.
 """
 
 from __future__ import annotations
