@@ -388,22 +388,3 @@ def load_course(path: Path | str = DEFAULT_COURSE_FILE) -> Course:
     course = parse_course(text, source=str(path))
     course._file = path.resolve()
     return course
-
-
-def describe_schema(model: type[BaseModel] = Course, prefix: str = "") -> list[tuple[str, str, str]]:
-    """Every key of the schema as ``(dotted key, default, description)`` rows."""
-    rows = []
-    for name, field in model.model_fields.items():
-        key = f"{prefix}{name}"
-        annotation = field.annotation
-        nested = getattr(annotation, "__args__", (annotation,))[0] if "tuple" in str(annotation) else annotation
-        default = "(required)" if field.is_required() else repr(field.get_default(call_default_factory=False))
-        if field.default_factory is not None:
-            made = field.default_factory()
-            default = "(see keys below)" if isinstance(made, BaseModel) else repr(made)
-        default = (field.json_schema_extra or {}).get(SHOWN_DEFAULT, default)
-        rows.append((key, default, field.description or ""))
-        if isinstance(nested, type) and issubclass(nested, BaseModel):
-            suffix = "[]." if "tuple" in str(annotation) else "."
-            rows.extend(describe_schema(nested, f"{key}{suffix}"))
-    return rows

@@ -12,6 +12,8 @@ import sys
 
 from pydantic import BaseModel
 
+from autograder.config import SHOWN_DEFAULT, Course
+
 #: Longest value shown for a key (lists of every assignment's values get long).
 MAX_VALUE_CHARS = 120
 
@@ -52,7 +54,27 @@ def _shown(value) -> str:
 
 
 def effective_value(course, key: str) -> str:
-    """The value in effect of a dotted key of :func:`autograder.config.describe_schema` (a list for ``[]`` keys)."""
+    """The value in effect of a dotted key of :func:`describe_schema` (a list for ``[]`` keys)."""
     values = _values(course, key.split("."))
     text = _shown(values[0]) if "[]" not in key and values else ", ".join(_shown(v) for v in values)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def describe_schema(model: type[BaseModel] | None = None, prefix: str = "") -> list[tuple[str, str, str]]:
+    """Every key of the schema as ``(dotted key, default, description)`` rows."""
+    model = Course if model is None else model
+    rows = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        annotation = field.annotation
+        nested = getattr(annotation, "__args__", (annotation,))[0] if "tuple" in str(annotation) else annotation
+        default = "(required)" if field.is_required() else repr(field.get_default(call_default_factory=False))
+        if field.default_factory is not None:
+            made = field.default_factory()
+            default = "(see keys below)" if isinstance(made, BaseModel) else repr(made)
+        default = (field.json_schema_extra or {}).get(SHOWN_DEFAULT, default)
+        rows.append((key, default, field.description or ""))
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            suffix = "[]." if "tuple" in str(annotation) else "."
+            rows.extend(describe_schema(nested, f"{key}{suffix}"))
+    return rows

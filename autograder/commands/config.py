@@ -15,7 +15,7 @@ def config(ctx: click.Context) -> None:
 
     Fails when an allowed import names a module that does not exist.
     """
-    from autograder.config import describe_schema
+    from autograder.course_check import describe_schema
     from autograder.course_check import effective_value, unknown_imports
 
     course = load_ctx_course(ctx)

@@ -13,10 +13,10 @@ import attn_reference
 from autograder.config import (
     DEFAULT_COURSE_FILE,
     ConfigError,
-    describe_schema,
     load_course,
     parse_course,
 )
+from autograder.course_check import describe_schema
 from tests.strategies import QUICK
 
 SOURCE = "small.yml"
