@@ -29,8 +29,8 @@ from pathlib import Path
 SECRET_ENV = "ATTN_COURSE_SECRET"
 #: File beside course.yml holding the course secret (never released: see the leak checks).
 SECRET_FILE = ".course_secret"
-#: Bits of a seed (as many as a fresh seed has).
-SEED_BITS = 63
+#: Bits of a seed (exact in every JSON reader, JavaScript's included).
+SEED_BITS = 32
 #: How a run's seed came about, as results and the gradebook record it.
 GIVEN, DERIVED, FRESH = "given", "derived", "fresh"
 #: Bytes of a new secret.
@@ -58,6 +58,18 @@ def course_secret(course_file: Path | None) -> bytes | None:
     return None
 
 
+def ensure_secret(course_file: Path) -> bytes:
+    """The course's secret, made now (beside ``course_file``, once, even with graders starting at once) if it has none."""
+    secret = course_secret(course_file)
+    if secret is not None:
+        return secret
+    try:
+        new_secret(course_file)
+    except FileExistsError:  # another grader made it first
+        pass
+    return course_secret(course_file) or b""
+
+
 def new_secret(course_file: Path) -> Path:
     """Write a new secret beside ``course_file`` (readable by its owner only) and return its path.
 
@@ -67,9 +79,16 @@ def new_secret(course_file: Path) -> Path:
         When the course already has one (a new secret would change every derived seed).
     """
     path = Path(course_file).resolve().parent / SECRET_FILE
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(secrets.token_hex(SECRET_BYTES) + "\n")
+    if path.exists():
+        raise FileExistsError(path)
+    draft = path.with_name(f"{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+    descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(secrets.token_hex(SECRET_BYTES) + "\n")
+        os.link(draft, path)  # whole or not at all: no grader reads a half-written secret
+    finally:
+        draft.unlink(missing_ok=True)
     return path
 
 

@@ -18,6 +18,7 @@ import autograder
 from autograder.batch.entries import Entry
 from autograder.gradebook.store import GradebookRow
 from autograder.layout import CourseDirectory
+from autograder.seeding import course_secret
 
 #: Hex digits of the grading fingerprint kept in the gradebook.
 FINGERPRINT_CHARS = 12
@@ -60,6 +61,9 @@ def grading_fingerprint(course_file: Path, assignment_id: str, hidden_dir: Path 
     _add(digest, b"course", Path(course_file).read_bytes())
     if also:  # nothing added without: a course without extensions keeps its fingerprints
         _add(digest, b"also", also)
+    secret = course_secret(course_file)
+    if secret:  # a new secret draws new inputs for every entry: grade them again
+        _add(digest, b"secret", hashlib.blake2b(secret, person=b"attn-fingerprint").digest())
     hidden_dir = CourseDirectory.of(course_file).hidden_tests if hidden_dir is None else Path(hidden_dir)
     folder = hidden_dir / assignment_id
     for path in suite_files(assignment_id, hidden_dir):

@@ -24,6 +24,7 @@ from pathlib import Path
 from autograder.export.shell import GRADE_WITH_FALLBACK
 from autograder.export.target import ExportContext, ExportError, ExportTarget
 from autograder.layout import HIDDEN_TESTS
+from autograder.seeding import SECRET_FILE, ensure_secret
 from autograder.paths import PROJECT_ROOT
 
 ZIP_NAME = "autograder.zip"
@@ -135,6 +136,7 @@ def write_zip(path: Path, context: ExportContext, assignment, wheel: Path) -> Pa
         _add(archive, "requirements.txt", "\n".join(pinned_requirements()) + "\n")
         _add(archive, wheel.name, wheel.read_bytes())
         _add(archive, "course.yml", context.course_file.read_bytes())
+        _add(archive, SECRET_FILE, ensure_secret(context.course_file) + b"\n", 0o600)  # the same code, the same grade
         for name in filter(None, (context.course.roster, context.course.extensions)):  # per-student due dates
             _add(archive, name, (context.course_file.resolve().parent / name).read_bytes())
         for name in (assignment.module, assignment.notebook):

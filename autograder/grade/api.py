@@ -7,7 +7,6 @@ The steps, in order: run the hidden suite against the submission in the sandbox
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 import time
 from pathlib import Path
 
@@ -23,14 +22,7 @@ from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.i18n import Message, joined, msg
 from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
-
-#: Bits of a grading run's seed.
-SEED_BITS = 32
-
-
-def new_seed() -> int:
-    """A fresh seed for one grading run: the hidden inputs differ on every run."""
-    return secrets.randbits(SEED_BITS)
+from autograder.seeding import course_secret
 
 
 def hidden_test_files(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
@@ -94,8 +86,10 @@ def grade_submission(
 ) -> GradeResult:
     """Grade the submission at ``path`` against the hidden suite of ``assignment_id``.
 
-    The hidden tests draw their inputs from ``seed`` (a fresh one when None); the result
-    keeps it, so the instructor can replay the run exactly. Students never see it.
+    The hidden tests draw their inputs from ``seed``; when None, from a seed derived from the course's
+    secret and the submission's normalised code (the same code, the same grade; a fresh seed for a
+    course without a secret, see :mod:`autograder.seeding`). The result keeps the seed and how it was
+    chosen, so the instructor can replay the run exactly. Students never see it.
 
     Parameters
     ----------
@@ -107,7 +101,7 @@ def grade_submission(
     tests_dir : Path, optional
         The folder of hidden suites (default: the course's, :attr:`~autograder.layout.CourseDirectory.hidden_tests`).
     seed : int, optional
-        The run's seed (a fresh one when None).
+        The run's seed (derived, or fresh, when None).
 
     Raises
     ------
@@ -119,17 +113,17 @@ def grade_submission(
     when = submitted or SubmissionTime(submitted_at, TimeSource.OPTION if submitted_at else TimeSource.NONE)
     times = {"submitted_at": when.at.isoformat() if when.at else None, "submitted_at_source": when.source}
     assignment = course.assignment(assignment_id)
-    seed = new_seed() if seed is None else seed
+    secret = course_secret(course.layout.course_file) if seed is None else None
     suite = hidden_test_files(assignment, tests_dir or course.layout.hidden_tests)
-    run = run_on_submission(course, assignment, Path(path), suite, seed=seed,
+    run = run_on_submission(course, assignment, Path(path), suite, seed=seed, secret=secret,
                             upstream=call_graph(assignment.functions))
     violations = policy_violations(run.tree, course.defaults.allowed_imports) if run.tree is not None else []
     violation_names = tuple(v.module for v in violations)
     if run.load_error is not None:
         return _not_loaded(
             assignment, run.origin, run.load_error, started,
-            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names, seed=seed,
-            load_notes=run.load_notes, **times,
+            isolation=run.isolation, student_output=run.student_output, import_violations=violation_names,
+            seed=run.seed.value, seed_source=run.seed.how, load_notes=run.load_notes, **times,
         )
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
@@ -147,5 +141,5 @@ def grade_submission(
         student_output=run.student_output,
         execution_time=time.perf_counter() - started,
         grader_version=__version__,
-        days_late=days, seed=seed, load_notes=run.load_notes, **times,
+        days_late=days, seed=run.seed.value, seed_source=run.seed.how, load_notes=run.load_notes, **times,
     )

@@ -34,6 +34,7 @@ class GradeResult:
     grader_version: str = ""
     days_late: int = 0
     seed: int | None = None  # the run's seed: for the instructor's replay, never shown to students
+    seed_source: str | None = None  # how it was chosen: "given" (--seed), "derived" (course secret and code) or "fresh"
     submitted_at: str | None = None  # ISO 8601, when known
     submitted_at_source: str = "none"  # where that time came from (autograder.grade.submitted.TimeSource)
     load_notes: tuple[str, ...] = ()  # how the file was loaded: a graded cell that does not parse, statements skipped

@@ -19,6 +19,7 @@ from autograder.engine.runner import prepare_suite
 from autograder.errors import LoadFailed
 from autograder.grade.load_notes import load_notes
 from autograder.judge.tolerance import Tolerance
+from autograder.seeding import Seed, choose_seed
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
 from autograder.submission import SubmissionSource, read_submission
@@ -38,6 +39,7 @@ class SuiteRun:
     student_output: str = ""
     load_notes: tuple[str, ...] = ()  # a graded notebook cell that does not parse, statements skipped at import
     real_path: str = ""  # the file checked, as on disk
+    seed: Seed | None = None  # the seed the suite drew from, and how it was chosen
 
 
 def _read_and_check(assignment: Assignment, path: Path, stubs: ReleaseStubs, exclude: tuple[Path, ...]) -> SubmissionSource:
@@ -79,11 +81,13 @@ def read_and_parse(
 
 
 def run_on_submission(
-    course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
+    course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int | None = 0,
+    secret: bytes | None = None,
     show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path | None = None,
     stubs: ReleaseStubs | None = None, upstream: dict[str, tuple[str, ...]] | None = None,
 ) -> SuiteRun:
-    """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
+    """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed`` (None: derived
+    from ``secret`` and the submission's code, or fresh without a secret; see :mod:`autograder.seeding`).
 
     Which file of a folder or zip is the submission follows
     :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` (default: the course's)
@@ -102,7 +106,8 @@ def run_on_submission(
     try:
         source, tree = read_and_parse(course, assignment, path, stubs, exclude)
     except LoadFailed as error:
-        return SuiteRun(origin=Path(path).name, load_error=error.student_message)
+        return SuiteRun(origin=Path(path).name, load_error=error.student_message, seed=choose_seed(seed, None, assignment.id, None))
+    chosen = choose_seed(seed, secret, assignment.id, tree)
     tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)
     prepare_suite(test_files)  # the suite's imports overlap the start of a prestarted worker
     with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
@@ -110,10 +115,11 @@ def run_on_submission(
             worker.start()
         except LoadFailed as error:
             return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output,
-                            source.notes, source.real_path)
+                            source.notes, source.real_path, chosen)
         results = run_suite(
-            test_files, worker, tolerance, seed=seed, questions=assignment.functions,
+            test_files, worker, tolerance, seed=chosen.value, questions=assignment.functions,
             upstream=upstream, show_assertions=show_assertions,
         )
         notes = load_notes(source.notes, worker.skipped, worker.skipped_more)
-        return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output, notes, source.real_path)
+        return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output, notes, source.real_path,
+                        chosen)

@@ -53,3 +53,95 @@ def test_the_secret_comes_from_the_environment_first_then_the_file_beside_course
         new_secret(course)
     monkeypatch.setenv(SECRET_ENV, "from the environment")
     assert course_secret(course) == b"from the environment"
+
+
+# --- wired into grading: the CLI, the record, the batch's resume key, the Gradescope zip; never to students ---
+
+
+def _grade_json(course_file, submission, *extra):
+    import json
+
+    from click.testing import CliRunner
+
+    from autograder.cli import main
+
+    done = CliRunner().invoke(main, ["--course", str(course_file), "grade", FIRST.id, str(submission), "--format", "json",
+                                     *extra], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    return json.loads(done.output)
+
+
+from autograder.config import load_course as _load_course  # noqa: E402 - the grading half of this file
+
+FIRST = _load_course().assignments[0]
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    from tests.autograder.support import course_beside
+
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    return course_beside(tmp_path / "course")
+
+
+def _buggy(course_file) -> str:
+    """The master with its first question's solution replaced by something wrong but input-dependent (scores vary)."""
+    from autograder.build.markers import keep_solutions
+
+    layout = _load_course(course_file).layout
+    return keep_solutions(layout.master(FIRST).read_text(encoding="utf-8"))
+
+
+def test_grading_twice_gives_the_same_seed_and_grade_and_a_comment_changes_neither(course, tmp_path):
+    source = _buggy(course)
+    first, second = tmp_path / "a" / FIRST.module, tmp_path / "b" / FIRST.module
+    for path, text in ((first, source), (second, "# my notes\n\n" + source + "\n\n# the end\n")):
+        path.parent.mkdir()
+        path.write_text(text, encoding="utf-8")
+    one, again, commented = _grade_json(course, first), _grade_json(course, first), _grade_json(course, second)
+    assert (course.parent / SECRET_FILE).is_file()  # made by the first grade, once
+    assert one["seed_source"] == again["seed_source"] == commented["seed_source"] == DERIVED
+    assert one["seed"] == again["seed"] == commented["seed"] and one["score"] == again["score"] == commented["score"]
+
+
+def test_a_code_change_draws_new_inputs_and_seed_still_replays(course, tmp_path):
+    source = _buggy(course)
+    path, changed = tmp_path / FIRST.module, tmp_path / "changed" / FIRST.module
+    path.write_text(source, encoding="utf-8")
+    changed.parent.mkdir()
+    changed.write_text(source + "\n\nUNUSED = 1\n", encoding="utf-8")
+    derived, other = _grade_json(course, path), _grade_json(course, changed)
+    assert derived["seed"] != other["seed"]
+    replay = _grade_json(course, path, "--seed", str(other["seed"]))
+    assert (replay["seed"], replay["seed_source"]) == (other["seed"], GIVEN)
+
+
+def test_the_secret_is_in_the_gradescope_zip_and_in_no_release_or_kit(course, tmp_path):
+    import zipfile
+
+    from autograder.build import build_release
+    from autograder.export import ExportContext
+    from autograder.export.gradescope import write_zip
+    from autograder.kit.wheel import write_kit
+
+    loaded = _load_course(course)
+    wheel = tmp_path / "attn_course-0-py3-none-any.whl"
+    wheel.write_bytes(b"x")
+    archive = write_zip(tmp_path / "autograder.zip", ExportContext(loaded, course, (FIRST.id,)), FIRST, wheel)
+    secret = (course.parent / SECRET_FILE).read_bytes().strip()
+    with zipfile.ZipFile(archive) as opened:
+        assert opened.read(SECRET_FILE).strip() == secret
+    release = build_release(loaded, FIRST.id)
+    assert not any(secret in (v if isinstance(v, bytes) else v.encode()) for v in release.values())
+    kit = write_kit(tmp_path / "kit")
+    with zipfile.ZipFile(kit) as opened:
+        assert not any(secret in opened.read(name) for name in opened.namelist())
+        assert not any(name.endswith(SECRET_FILE) for name in opened.namelist())
+
+
+def test_a_new_secret_makes_the_batch_grade_again(course):
+    from autograder.batch.resume import grading_fingerprint
+
+    before = grading_fingerprint(course, FIRST.id)
+    new_secret(course)
+    assert grading_fingerprint(course, FIRST.id) != before
