@@ -1,4 +1,4 @@
-"""Suite-wide hooks: the longest tests are collected first, so that the parallel workers finish together; the course has its secret."""
+"""Suite-wide hooks: the longest tests are collected first (the workers finish together); the course has its secret."""
 
 from __future__ import annotations
 

@@ -36,21 +36,22 @@ def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict, dra
 def _catalogs(ctx: click.Context, course, check_only: bool) -> list[str]:
     """Keep the message catalogs in step with the course's hidden suites (their descriptions are student text):
     rewritten by a build, checked by ``--check-only``. Only for a course whose suites the catalogs cover."""
-    from autograder.i18n.maintain import catalog_is_current, po_path, update_language
+    from autograder.i18n.maintain import catalog_is_current, check_language, po_path, update_language
     from autograder.languages import SOURCE_LANGUAGE
     from autograder.paths import HIDDEN_TESTS_DIR
 
     if course.layout.hidden_tests.resolve() != HIDDEN_TESTS_DIR.resolve():
         return []
     stale = []
-    for language in course.languages:
-        if language == SOURCE_LANGUAGE or catalog_is_current(language):
-            continue
-        if check_only:
-            stale.append(f"{po_path(language)}: out of step with the hidden tests: run `attn-course build`")
-        else:
+    for language in (lang for lang in course.languages if lang != SOURCE_LANGUAGE):
+        if not catalog_is_current(language):
+            if check_only:
+                stale.append(f"{po_path(language)}: out of step with the hidden tests: run `attn-course build`")
+                continue
             path, untranslated = update_language(language)
             _say(ctx, f"{path}: updated" + (f" ({untranslated} to translate)" if untranslated else ""))
+        if check_only:  # a hint or a test description students read in this language, still to translate
+            stale += [f"{po_path(language).name}: {problem}" for problem in check_language(language)]
     return stale
 
 

@@ -85,12 +85,17 @@ def reference_init_with(text: str, function: str) -> str:
 
 
 def notebook_with_section(text: str, function: str, title: str, languages: tuple[str, ...]) -> str:
-    """The notebook source with the question's section before its closing section (its last English markdown cell)."""
+    """The notebook source with the question's section after the last question's (before the next English markdown
+    cell), else before its closing section (its last English markdown cell)."""
     translations = "".join(texts.NOTEBOOK_TRANSLATION.format(language=language, title=title, function=function,
                                                             untranslated=texts.UNTRANSLATED)
                            for language in languages if language != SOURCE_LANGUAGE)
     section = texts.NOTEBOOK_SECTION.format(title=title, function=function, translations=translations)
     starts = [m.start() for m in re.finditer(r"^# %% \[markdown\][ \t]*$", text, flags=re.M)]
+    graded = [m.start() for m in re.finditer(r'^# %% graded="', text, flags=re.M)]
+    after_last_question = [start for start in starts if graded and start > graded[-1]]
+    if after_last_question:  # right after the last question's section (its graded cell and demos)
+        return text[: after_last_question[0]] + section + text[after_last_question[0]:]
     if not starts:
         return text.rstrip("\n") + "\n\n" + section
     return text[: starts[-1]] + section + text[starts[-1]:]
