@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.check.release import Release, course_release
+from autograder.check.runner import CheckRunner, check_runner
 from autograder.config import Course
 from autograder.errors import GraderError
 from autograder.grade.report import by_message
@@ -79,7 +80,7 @@ def _public_tests(folder: Path, course: Course, assignment_id: str) -> Path:
 
 
 def check_submission(course: Course, assignment_id: str, path: Path, releases_dir: Path = ASSIGNMENTS_DIR,
-                     *, release: Release | None = None) -> CheckReport:
+                     *, release: Release | None = None, runner: CheckRunner | None = None) -> CheckReport:
     """Run the public checks of ``assignment_id`` on the submission at ``path``.
 
     Parameters
@@ -87,18 +88,24 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     release : Release, optional
         The release to take the public checks and stubs from (see
         :func:`~autograder.check.release.find_release`); by default ``releases_dir/<id>``.
+    runner : CheckRunner, optional
+        Where the student's code runs (default: :func:`~autograder.check.runner.check_runner`,
+        the sandbox when it works here, else a portable child).
     """
     started = time.perf_counter()
     release = release or course_release(course, assignment_id, Path(releases_dir))
     course = release.course
+    runner = runner or check_runner(course.defaults)
     assignment = course.assignment(assignment_id)
     tests = _public_tests(release.folder, course, assignment_id)
     run = run_on_submission(
         course, assignment, Path(path), [tests], show_assertions=True, exclude=NOT_SUBMISSIONS, stubs=release.stubs,
+        open_worker=runner.submission,
     )
     questions = tuple(score_questions(assignment, run.results))
+    notes = (runner.note,) if runner.note is not None else ()
     return CheckReport(assignment.id, run.origin, questions, run.load_error, time.perf_counter() - started,
-                       run.real_path, run.load_notes)
+                       run.real_path, notes + run.load_notes)
 
 
 def _question_line(q: QuestionScore, language: str) -> list[str]:

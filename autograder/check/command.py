@@ -56,17 +56,18 @@ def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str
     """
     from autograder.check.api import check_submission
     from autograder.check.release import find_release
+    from autograder.check.runner import check_runner
     from autograder.paths import releases_dir_for
-    from autograder.sandbox.spares import prestart
 
     given = course_given(ctx)
     release = find_release(assignment_id, path, given, releases_dir_for(given))
     course = with_sandbox(release.course, sandbox)
     release = dataclasses.replace(release, course=course)
-    prestart(course.defaults)  # the sandboxed worker warms up while the rest is imported
+    runner = check_runner(course.defaults)  # the sandbox if it works here, else a portable child
+    runner.prestart(course.defaults)  # the worker warms up while the rest is imported
     shown = _Shown(CheckFormat(output_format), feedback_language(course, lang), is_quiet(ctx), watch)
-    run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release)
-    report = _watch(run_once, shown, path) if watch else run_once()
+    run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release, runner=runner)
+    report = _watch(run_once, shown, path, runner) if watch else run_once()
     if not watch:
         shown(report, 1)
     if not report.passed:
@@ -99,12 +100,11 @@ class _Shown:
             click.echo(render(WATCHING, self.language))
 
 
-def _watch(run_once, shown: _Shown, path: Path):
+def _watch(run_once, shown: _Shown, path: Path, runner):
     """The checks, again on every save, until Ctrl-C; the last report."""
     from autograder.check.watch import Clock, Stop, watch, watched_files
-    from autograder.sandbox.spares import keep_spares
 
-    keep_spares()  # the next run's worker starts while the student edits
+    runner.keep_spares()  # the next run's worker starts while the student edits
     stop, last = Stop(), []
     signal.signal(signal.SIGINT, stop)
 

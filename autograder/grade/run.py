@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,7 @@ def run_on_submission(
     course: Course, assignment: Assignment, path: Path, test_files: list[Path], *, seed: int = 0,
     show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path = ASSIGNMENTS_DIR,
     stubs: ReleaseStubs | None = None, upstream: dict[str, tuple[str, ...]] | None = None,
+    open_worker: Callable[..., SandboxedSubmission] = SandboxedSubmission,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed``.
 
@@ -90,7 +92,8 @@ def run_on_submission(
     :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` telling
     untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
     ``upstream`` is the call graph of the graded functions (error carried forward; see
-    :func:`autograder.engine.runner.run_suite`).
+    :func:`autograder.engine.runner.run_suite`). ``open_worker`` makes the handle on the student's code
+    (the sandbox; ``check`` may pass a portable child, see :mod:`autograder.check.runner`).
 
     Raises
     ------
@@ -106,7 +109,7 @@ def run_on_submission(
         return SuiteRun(origin=Path(path).name, load_error=error.student_message)
     tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)
     prepare_suite(test_files)  # the suite's imports overlap the start of a prestarted worker
-    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
+    with open_worker(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
         try:
             worker.start()
         except LoadFailed as error:

@@ -431,8 +431,7 @@ class SandboxedSubmission:
             self._load_error = msg("the source has {size} bytes, more than the {limit} accepted", size=str(source_bytes),
                                    limit=str(MAX_SOURCE_BYTES))
             raise LoadFailed(self._load_error)
-        self._link = _Link(take_worker(self.limits, self.isolation), self._output)
-        self._await_greeting()
+        self._start_link()
         header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
             reply = self._exchange(header, [], self._deadline(self.limits.call_timeout_s), IMPORT)
@@ -445,6 +444,11 @@ class SandboxedSubmission:
         if not self._loaded_once:
             self.skipped, self.skipped_more = parse_skipped(reply.header)
             self._loaded_once = True
+
+    def _start_link(self) -> None:
+        """Start a worker and wait for its greeting (a subclass may start another kind of worker)."""
+        self._link = _Link(take_worker(self.limits, self.isolation), self._output)
+        self._await_greeting()
 
     def _await_greeting(self) -> None:
         """Wait for the worker's hello: from here on, failures are the submission's."""

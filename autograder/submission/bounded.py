@@ -32,7 +32,7 @@ from autograder.i18n import from_wire, msg, to_wire
 from autograder.submission.locate import SubmissionSource, could_not_read
 
 #: Whether reading runs in a forked child (Linux), or in the process.
-FORKS = sys.platform == "linux"
+FORKS = sys.platform == "linux" and hasattr(os, "fork")
 #: Inputs of at most this many bytes (a plain file, a folder's files, a zip's members) are read in the
 #: process: every parser the reading uses is linear on them, so they take milliseconds whatever they
 #: hold, and the fork (about 10 ms of a grading process) would cost more than the reading.
