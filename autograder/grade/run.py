@@ -9,7 +9,6 @@ worker. Every failure of the submission becomes a ``load_error``; only grader fa
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from autograder.paths import ASSIGNMENTS_DIR
 from autograder.submission import SubmissionSource, read_submission
 from autograder.submission.bounded import read_bounded, small_input
 from autograder.submission.locate import ReleaseStubs, release_stubs, shown
+from autograder.submission.spawned import Reading
 
 
 @dataclass(frozen=True)
@@ -40,19 +40,6 @@ class SuiteRun:
     student_output: str = ""
     load_notes: tuple[str, ...] = ()  # a graded notebook cell that does not parse, statements skipped at import
     real_path: str = ""  # the file checked, as on disk
-
-
-def _read_and_check(assignment: Assignment, path: Path, stubs: ReleaseStubs, exclude: tuple[Path, ...]) -> SubmissionSource:
-    """The submission's source, once it is known to parse (what the bounded child does).
-
-    Raises
-    ------
-    LoadFailed
-        When it cannot be read, or does not parse.
-    """
-    source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude)
-    parse_source(source.source, source.origin)
-    return source
 
 
 def read_and_parse(
@@ -75,7 +62,7 @@ def read_and_parse(
         source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs,
                                  exclude=exclude)
         return source, parse_source(source.source, source.origin)
-    read = functools.partial(_read_and_check, assignment, Path(path), stubs, exclude)
+    read = Reading(Path(path), assignment.module, assignment.notebook, assignment.functions, stubs, exclude)
     source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name))
     return source, parse_source(source.source, source.origin)
 
