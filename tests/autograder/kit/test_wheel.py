@@ -176,6 +176,7 @@ def test_check_lang_zh_in_the_release_folder_speaks_chinese(kit_venv, student_fo
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.name == "nt", reason="Ctrl-C cannot be sent to a child on its own on Windows")
 def test_check_watch_from_the_kit_checks_again_on_save(kit_venv, student_folder):
     process = subprocess.Popen([_bin(kit_venv, "attn-course"), "check", HW1.id, "--watch", "--format", "json"],
                                cwd=student_folder, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
