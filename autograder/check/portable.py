@@ -24,7 +24,8 @@ import tempfile
 
 from autograder.check import pipes
 from autograder.sandbox import protocol
-from autograder.sandbox.client import PLAIN_REPLY_LIMITS, OutputCapture, SandboxedSubmission, _Expired, _WorkerGone
+from autograder.sandbox.client import SandboxedSubmission
+from autograder.sandbox.link import PLAIN_REPLY_LIMITS, OutputCapture, _Expired, _WorkerGone
 from autograder.sandbox.isolation import Isolation
 
 #: What results record as the isolation of a portable run.
@@ -75,7 +76,7 @@ class PortableProcess:
 
 
 class _PortableLink:
-    """What the sandbox client asks of its link to a worker (see :class:`~autograder.sandbox.client._Link`)."""
+    """What the sandbox client asks of its link to a worker (see :class:`~autograder.sandbox.link._Link`)."""
 
     def __init__(self, worker: PortableProcess, output: OutputCapture):
         self.worker = worker

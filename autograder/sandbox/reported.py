@@ -12,11 +12,20 @@ from __future__ import annotations
 
 from typing import Callable
 
+from autograder.errors import BadReturn, LoadFailed, MissingFunction, NotImplementedYet, StudentException, SubmissionError
 from autograder.i18n import Message
+from autograder.student_text import clean_text
 
 #: How deep catalog messages may nest in one report, and the longest template accepted.
 MAX_DEPTH = 4
 MAX_TEMPLATE_CHARS = 300
+#: Longest function name taken from the worker (where a failure was raised).
+MAX_NAME_CHARS = 200
+#: Longest message taken from the worker into a student-facing error.
+MAX_STUDENT_MESSAGE_CHARS = 8000
+_WORKER_ERRORS = {
+    cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
+}
 
 
 class _Unusable(ValueError):
@@ -43,3 +52,22 @@ def reported_message(header: dict, clean: Callable[[object], str]) -> Message | 
     except _Unusable:
         return text
     return message if message == text else text
+
+
+def _student_text(message) -> str:
+    """``message`` as clean text (no lone surrogates, nothing that steers a display) of bounded length."""
+    text = clean_text(message)
+    if len(text) > MAX_STUDENT_MESSAGE_CHARS:
+        return "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
+    return text
+
+
+def reported_error(header: dict) -> SubmissionError | None:
+    """The error a failure header reports, with the function it was raised in; None for an unknown kind."""
+    cls = _WORKER_ERRORS.get(header.get("kind"))
+    if cls is None:
+        return None
+    error = cls(reported_message(header, _student_text))
+    raised = header.get("raised_in")
+    error.raised_in = raised[:MAX_NAME_CHARS] if isinstance(raised, str) else ""
+    return error
