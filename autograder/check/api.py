@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.check.release import Release, course_release
+from autograder.check.release import MANIFEST, CannotCheck, Release, course_release
 from autograder.check.runner import CheckRunner, check_runner
 from autograder.config import Course
 from autograder.errors import GraderError
@@ -74,9 +74,12 @@ def public_test_file(course: Course, assignment_id: str, releases_dir: Path = AS
 def _public_tests(folder: Path, course: Course, assignment_id: str) -> Path:
     assignment = course.assignment(assignment_id)
     path = folder / public_tests_name(assignment.module)
-    if not path.is_file():
-        raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
-    return path
+    if path.is_file():
+        return path
+    if (folder / MANIFEST).is_file():  # a student's assignment folder: the kit cannot rebuild it
+        raise CannotCheck(msg("{path} is missing: download the assignment folder again and copy {file} from it into "
+                              "this folder", path=str(path), file=path.name))
+    raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
 
 
 def check_submission(course: Course, assignment_id: str, path: Path, releases_dir: Path = ASSIGNMENTS_DIR,

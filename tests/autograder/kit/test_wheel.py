@@ -139,7 +139,7 @@ def test_the_kit_offers_check_only_and_says_where_to_run_it(kit_venv, tmp_path):
     attn_course = _bin(kit_venv, "attn-course")
     assert "grade" not in _run([attn_course, "--help"], tmp_path, _environment()).stdout
     elsewhere = _run([attn_course, "check", HW1.id], tmp_path, _environment())
-    assert elsewhere.returncode == 1
+    assert elsewhere.returncode == 2
     assert "inside your assignment folder (the one holding release.json)" in elsewhere.stderr
 
 
