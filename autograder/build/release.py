@@ -156,6 +156,8 @@ def _template_values(context: BuildContext, language: str) -> dict[str, str]:
         "max_points": f"{assignment.max_points:g}",
         "functions": repr(assignment.functions),
         "call_timeout": f"{context.course.defaults.call_timeout_s:g}",
+        "allowed_imports": ", ".join(f"`{m}`" for m in context.course.defaults.allowed_imports if m != "__future__"),
+        "import_penalty": f"{context.course.defaults.disallowed_import_penalty * 100:g}",
         "kit_wheel": kit_wheel_name(),
     }
 

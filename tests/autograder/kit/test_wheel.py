@@ -302,3 +302,14 @@ def test_an_endless_function_is_stopped_after_the_call_limit_without_a_sandbox(k
     assert all(line in done.stdout for line in passing), done.stdout
     if sys.platform.startswith("linux"):
         assert _portable_workers(kit_venv) == []
+
+
+@pytest.mark.slow
+def test_the_installed_kit_shows_the_import_policy_as_the_loss_at_grading(kit_venv, student_folder):
+    solution = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+    assert "ctypes" not in COURSE.defaults.allowed_imports
+    (student_folder / HW1.module).write_text(solution + "\nimport scipy\n_where = np.ctypeslib.ctypes\n", encoding="utf-8")
+    done = _run([_bin(kit_venv, "attn-course"), "check", HW1.id], student_folder, _environment())
+    assert done.returncode == 1, done.stdout + done.stderr
+    percent = f"{COURSE.defaults.disallowed_import_penalty * 100:g}"
+    assert f"−{percent} % at grading: import scipy, line" in done.stdout and "; import ctypes, line" in done.stdout, done.stdout
