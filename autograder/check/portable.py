@@ -25,7 +25,7 @@ import tempfile
 from autograder.check import pipes
 from autograder.sandbox import protocol
 from autograder.sandbox.client import SandboxedSubmission
-from autograder.sandbox.link import PLAIN_REPLY_LIMITS, OutputCapture, _Expired, _WorkerGone
+from autograder.sandbox.link import PLAIN_REPLY_LIMITS, OutputCapture, _Expired, _Link, _WorkerGone
 from autograder.sandbox.isolation import Isolation
 
 #: What results record as the isolation of a portable run.
@@ -105,6 +105,8 @@ class _PortableLink:
 
     def receive(self, deadline: float, limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
         return protocol.read_message(lambda size: self.read_exact(size, deadline), limits)
+
+    receive_reply = _Link.receive_reply
 
 
 #: A started child ready for the next submission (prestarted, or kept by the notebook check).

@@ -97,6 +97,7 @@ KIT_MODULES = (
     "autograder/sandbox/protocol.py",
     "autograder/sandbox/reported.py",
     "autograder/sandbox/returned.py",
+    "autograder/sandbox/running.py",
     "autograder/sandbox/seccomp.py",
     "autograder/sandbox/skipped.py",
     "autograder/sandbox/spares.py",

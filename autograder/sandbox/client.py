@@ -34,7 +34,8 @@ from autograder.sandbox.answers import Answers
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.sandbox.link import PLAIN_REPLY_LIMITS, OutputCapture, _Expired, _Link, _WorkerGone, reply_limits
 from autograder.sandbox.process import describe_exit
-from autograder.sandbox.reported import MAX_STUDENT_MESSAGE_CHARS, _student_text, reported_error  # noqa: F401  also imported from here
+from autograder.sandbox.reported import MAX_STUDENT_MESSAGE_CHARS, _student_text, reported_error  # noqa: F401
+from autograder.sandbox.reported import REPORT_RUNNING_AT, running_report, timed_out_message
 from autograder.sandbox.skipped import SkippedStatement, parse_skipped
 from autograder.sandbox.spares import take_worker
 
@@ -93,6 +94,7 @@ class SandboxedSubmission:
         self._load_error: str | None = None
         self._closed = False
         self._next_id = 0
+        self._running: tuple[str, int] | None = None  # where the current call is, as its worker last said
         self._timeouts: dict[str | tuple[str, str], int] = {}
         #: Top-level statements that raised at import and were skipped (from the first load), and how many more.
         self.skipped: tuple[SkippedStatement, ...] = ()
@@ -332,12 +334,15 @@ class SandboxedSubmission:
         """
         self._next_id += 1
         header = {**header, "id": self._next_id}
+        if header.get("op") == protocol.Op.CALL:  # the worker says where it is shortly before the limit
+            header["report_after_s"] = round(max(deadline - time.monotonic(), 0) * REPORT_RUNNING_AT, 3)
+        self._running = None
         try:
             self._link.send(protocol.encode_message(header, arrays), deadline)
-            response = self._link.receive(deadline, limits)
+            response = self._link.receive_reply(deadline, limits, self._keep_running)
             while response.header.get("op") == protocol.Op.REFERENCE and answers is not None:
                 self._link.send(answers.reply(response), deadline)
-                response = self._link.receive(deadline, limits)
+                response = self._link.receive_reply(deadline, limits, self._keep_running)
         except _Expired:
             raise self._timed_out(what) from None
         except _WorkerGone:
@@ -356,6 +361,9 @@ class SandboxedSubmission:
             raise self._reported(response.header, what)
         return response
 
+    def _keep_running(self, header: dict) -> None:
+        self._running = running_report(header, self._next_id) or self._running
+
     def _reported(self, header: dict, what: str) -> SubmissionError:
         error = reported_error(header)
         if error is None:
@@ -371,7 +379,7 @@ class SandboxedSubmission:
         if what == IMPORT:
             return LoadFailed(msg("importing the module did not finish within {seconds} s "
                                   "(an endless loop or a long computation at top level?)", seconds=seconds))
-        return CallTimeout(msg("{what} did not finish within {seconds} s; the worker was restarted", what=what, seconds=seconds))
+        return CallTimeout(timed_out_message(what, seconds, self._running))
 
     def _crashed(self, what: str) -> SubmissionError:
         worker = self._link.worker

@@ -143,6 +143,14 @@ class _Link:
             data += chunk
         return bytes(data)
 
+    def receive_reply(self, deadline: float, limits: protocol.Limits, report) -> protocol.Message:
+        """The next frame that is not a ``running`` report; each report's header is given to ``report``."""
+        while True:
+            response = self.receive(deadline, limits)
+            if response.header.get("op") != protocol.Op.RUNNING:
+                return response
+            report(response.header)
+
     def receive(self, deadline: float, limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
         """One frame from the worker, validated and bounded by ``limits``."""
         return protocol.read_message(lambda size: self.read_exact(size, deadline), limits)

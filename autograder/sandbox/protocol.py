@@ -83,6 +83,7 @@ class Op(StrEnum):
     CALL = "call"
     PING = "ping"
     REFERENCE = "reference"  # worker -> grader, during a call with stand-ins only (autograder.sandbox.standin)
+    RUNNING = "running"  # worker -> grader, before a call's limit: the student's function it is in (sandbox.running)
 
 
 class ProtocolError(Exception):

@@ -43,6 +43,7 @@ import numpy.random  # noqa: E402,F401  numpy imports it on first use (11 ms): o
 
 if __package__:
     from . import confine, forkserver, protocol, standin, wire_values
+    from .running import RunningReport
     from .returned import (  # noqa: F401  the worker's names, also imported from here
         MAX_TRACEBACK_CHARS, N_, Failure, _bad_return, as_numeric_array, convert_result, english, input_snapshots,
         modified_inputs, returned_kinds, said, truncate,
@@ -53,6 +54,7 @@ else:  # run as a script inside the sandbox: its modules sit beside it, importab
     import protocol  # noqa: E402
     import standin  # noqa: E402
     import wire_values  # noqa: E402
+    from running import RunningReport  # noqa: E402
     from returned import (  # noqa: E402,F401
         MAX_TRACEBACK_CHARS, N_, Failure, _bad_return, as_numeric_array, convert_result, english, input_snapshots,
         modified_inputs, returned_kinds, said, truncate,
@@ -265,6 +267,7 @@ class Channel:
     def __init__(self, in_fd: int, out_fd: int):
         self.in_fd = in_fd
         self.out_fd = out_fd
+        self._sending = False  # a frame is being written (the running report must not cut into it)
 
     def read_exact(self, size: int) -> bytes:
         """Exactly ``size`` bytes from the grader.
@@ -288,10 +291,18 @@ class Channel:
         self.send_frame(protocol.encode_message(header, list(arrays)))
 
     def send_frame(self, frame: bytes) -> None:
-        """Write an encoded frame to the grader."""
-        view = memoryview(frame)
-        while view:
-            view = view[os.write(self.out_fd, view):]
+        """Write an encoded frame to the grader (whole: the running report waits for another time)."""
+        self._sending = True
+        try:
+            view = memoryview(frame)
+            while view:
+                view = view[os.write(self.out_fd, view):]
+        finally:
+            self._sending = False
+
+    def sending(self) -> bool:
+        """Whether a frame is being written right now."""
+        return self._sending
 
 
 def _failure_header(failure: Failure) -> dict:
@@ -307,6 +318,7 @@ class Worker:
     def __init__(self, channel: Channel):
         self.channel = channel
         self.submission = Submission()
+        self.running = RunningReport(channel.send, channel.sending)  # before any student code runs
 
     def handle(self, message: protocol.Message) -> tuple[dict, list[np.ndarray]]:
         """The response header and arrays for one request."""
@@ -322,7 +334,8 @@ class Worker:
             kwargs = {str(k): wire_values.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
             arrays: list[np.ndarray] = []
             standins = tuple(str(name) for name in header.get("standins", ()))
-            value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs, standins, self.ask)
+            with self.running.watching(header, self.submission.filename):
+                value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs, standins, self.ask)
             return {"ok": True, "result": wire_values.encode_result(value, arrays), "observed": observed}, arrays
         raise protocol.ProtocolError(f"unknown operation {op!r}")
 

@@ -159,3 +159,15 @@ def test_check_in_a_folder_with_spaces_and_a_backslash_passes_a_solution_in_the_
     report = check_submission(COURSE, HW1.id, folder)
     assert report.score == HW1.max_points, format_check(report)
     assert len(_note(report)) == 1
+
+
+def test_the_portable_child_names_the_helper_that_was_running_when_stopped(started):
+    submission = started("""
+        def dot_score(s, h):
+            while True:
+                pass
+        def general_score(s, h):
+            return dot_score(s, h)
+    """)
+    with pytest.raises(CallTimeout, match=r"general_score\(\) did not finish within 1 s: it was running dot_score\(\)"):
+        submission.call("general_score", 1, 2)
