@@ -34,21 +34,24 @@ class CheckRunner:
         ``bwrap`` or ``none`` (the sandbox), or ``portable``.
     note : Message or None
         The line the report shows about it (None in the sandbox).
+    keep : bool
+        Keep a healthy portable child for the next submission (the in-notebook check).
     """
 
     isolation: str
     note: Message | None = None
+    keep: bool = False  # keep a healthy portable child for the next submission (the in-notebook check)
 
     @property
     def portable(self) -> bool:
-        return self.note is not None
+        return self.note is not None or self.isolation == PORTABLE_REQUEST
 
     def submission(self, module_name: str, source: str, limits: Defaults, filename: str):
         """The handle that runs the student's functions (a sandboxed worker, or a portable child)."""
         if self.portable:
             from autograder.check.portable import PortableSubmission
 
-            return PortableSubmission(module_name, source, limits, filename)
+            return PortableSubmission(module_name, source, limits, filename, keep_worker=self.keep)
         from autograder.sandbox.client import SandboxedSubmission
 
         return SandboxedSubmission(module_name, source, limits, filename, isolation=self.isolation)

@@ -24,7 +24,7 @@ from autograder.i18n.extract import MARKERS, PACKAGE_DIR, marker_name
 
 #: The modules (globs relative to the package) whose text reaches students.
 STUDENT_TEXT_MODULES = (
-    "check/api.py", "check/checklib.py", "check/command.py", "check/policy.py", "check/runner.py",
+    "check/api.py", "check/checklib.py", "check/command.py", "check/live.py", "check/policy.py", "check/runner.py",
     "diagnose/phrases.py", "diagnose/properties.py", "diagnose/registry.py", "diagnose/probes/*.py",
     "engine/outcome.py",
     "export/actions_report.py", "export/namespace.py", "export/notebooks.py", "export/runtime.py",

@@ -313,3 +313,32 @@ def test_the_installed_kit_shows_the_import_policy_as_the_loss_at_grading(kit_ve
     assert done.returncode == 1, done.stdout + done.stderr
     percent = f"{COURSE.defaults.disallowed_import_penalty * 100:g}"
     assert f"−{percent} % at grading: import scipy, line" in done.stdout and "; import ctypes, line" in done.stdout, done.stdout
+
+
+NOTEBOOK_RUN = """
+import json, sys
+import nbclient, nbformat
+solution, folder = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2]
+cells = [nbformat.v4.new_code_cell("from autograder.check.live import check"), nbformat.v4.new_code_cell(solution),
+         nbformat.v4.new_code_cell("check()"),
+         nbformat.v4.new_code_cell("def causal_mask(n):\\n    while True:\\n        pass"),
+         nbformat.v4.new_code_cell('check("causal_mask")')]
+notebook = nbformat.v4.new_notebook(cells=cells)
+nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": folder}}).execute()
+print(json.dumps([[output.get("data", {}) for output in cell.outputs] for cell in notebook.cells]))
+"""
+
+
+@pytest.mark.slow
+def test_the_installed_kit_checks_in_a_real_kernel_and_stops_an_endless_function(kit_venv, student_folder, tmp_path):
+    pytest.importorskip("nbclient")
+    solution = tmp_path / "solution.py"
+    solution.write_text(keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8")), encoding="utf-8")
+    script = tmp_path / "run notebook.py"
+    script.write_text(NOTEBOOK_RUN, encoding="utf-8")
+    done = _run([_bin(kit_venv, "python"), script, solution, student_folder], tmp_path, _environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    outputs = json.loads(done.stdout.splitlines()[-1])
+    everything, endless = json.dumps(outputs[2]), json.dumps(outputs[4])
+    assert all(q.function in everything for q in HW1.questions) and "FAIL" not in everything and "pass" in everything
+    assert f"causal_mask() did not finish within {COURSE.defaults.call_timeout_s:g} s" in endless
