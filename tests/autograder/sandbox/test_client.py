@@ -361,4 +361,3 @@ def test_call_observations_are_bounded():
 
     outcome = CallOutcome.from_report(np.ones(2), {"mutated": ["x" * 1000], "returned": {"container": "list", "parts": ["y" * 1000]}})
     assert len(outcome.mutated[0]) == len(outcome.parts[0]) == MAX_LABEL_CHARS
-
