@@ -2,7 +2,7 @@
 
 One import cell (``from autograder.check.live import check``), then ``check("softmax")`` after a
 graded function, or ``check()`` for all. The module to check is rebuilt from the live kernel
-(:func:`kernel_source`): each graded function the kernel defines, the functions and classes of
+(:func:`~autograder.check.kernel_source.kernel_source`): each graded function the kernel defines, the functions and classes of
 the notebook it uses (transitively), the modules and imported names it uses, and the plain
 constants it reads. The public checks then run on that module as ``attn-course check`` runs
 them, in a portable child process kept between checks (so each check is bounded by the same
@@ -13,87 +13,17 @@ elsewhere. The kernel's objects are never sent to the child: only source text.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import sys
 import tempfile
-import textwrap
-import types
 from pathlib import Path
 
 from autograder.check.api import CheckReport, check_submission, format_check
+from autograder.check.kernel_source import kernel_source
 from autograder.check.release import Release, find_release
 from autograder.check.runner import CheckRunner
 from autograder.escape import html_text
 from autograder.grade.report import by_message
 from autograder.i18n import msg, render
-
-#: Values of the notebook a rebuilt module may copy as literals.
-_LITERALS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def _uses(code: types.CodeType) -> set[str]:
-    """Every global name a function's code (and the code nested in it) may read."""
-    names = set(code.co_names)
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            names |= _uses(constant)
-    return names
-
-
-def _defined_here(value) -> bool:
-    return getattr(value, "__module__", None) == "__main__" and (inspect.isfunction(value) or inspect.isclass(value))
-
-
-def _import_line(name: str, value) -> str | None:
-    """How a module or an imported object is bound to ``name``, as an import statement (None: not one)."""
-    if isinstance(value, types.ModuleType):
-        return f"import {value.__name__}" if name == value.__name__ else f"import {value.__name__} as {name}"
-    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    if module and module != "__main__" and qualname and "." not in qualname and (callable(value) or inspect.isclass(value)):
-        return f"from {module} import {qualname}" + ("" if qualname == name else f" as {name}")
-    return None
-
-
-def _literal_line(name: str, value) -> str | None:
-    if isinstance(value, _LITERALS) or (isinstance(value, tuple) and all(isinstance(v, _LITERALS) for v in value)):
-        return f"{name} = {value!r}"
-    return None
-
-
-def kernel_source(namespace: dict, functions: tuple[str, ...]) -> str:
-    """The module the checks run on: what the graded ``functions`` of ``namespace`` need, as source text.
-
-    Parameters
-    ----------
-    namespace : dict
-        The kernel's globals (``__main__``).
-    functions : tuple of str
-        The assignment's graded functions (those the kernel does not define are left out).
-
-    Returns
-    -------
-    str
-        Imports, constants, then the notebook's definitions, each from its own cell's source.
-    """
-    imports, literals, definitions, seen = [], [], [], set()
-    pending = [name for name in functions if name in namespace]
-    while pending:
-        name = pending.pop(0)
-        if name in seen or name not in namespace:
-            continue
-        seen.add(name)
-        value = namespace[name]
-        if _defined_here(value):
-            try:
-                definitions.append(textwrap.dedent(inspect.getsource(value)))
-            except (OSError, TypeError):  # no source (defined by exec): nothing to check for it
-                continue
-            code = getattr(value, "__code__", None)
-            pending += sorted(_uses(code)) if code is not None else sorted(vars(value))
-        elif (line := _import_line(name, value) or _literal_line(name, value)) is not None:
-            (imports if line.startswith(("import ", "from ")) else literals).append(line)
-    return "\n".join([*imports, *literals, "", *definitions]) + "\n"
-
 
 @dataclasses.dataclass
 class _Session:
@@ -136,8 +66,7 @@ def check_here(name: str | None = None, namespace: dict | None = None, folder: P
     questions = tuple(q for q in report.questions if name is None or q.function == name)
     shown = render(msg("the notebook's {function} (as this kernel defines it)", function=name) if name is not None
                    else msg("the notebook's code (as this kernel defines it)"), release.course.feedback_language)
-    notes = tuple(note for note in report.notes if not str(note).startswith("No sandbox here"))
-    return dataclasses.replace(report, questions=questions, path=shown, notes=notes)
+    return dataclasses.replace(report, questions=questions, path=shown)  # its runner adds no "no sandbox" line
 
 
 def html_table(report: CheckReport, language: str = "en") -> str:

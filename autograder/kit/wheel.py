@@ -45,6 +45,7 @@ KIT_MODULES = (
     "autograder/check/api.py",
     "autograder/check/checklib.py",
     "autograder/check/command.py",
+    "autograder/check/kernel_source.py",
     "autograder/check/live.py",
     "autograder/check/pipes.py",
     "autograder/check/policy.py",

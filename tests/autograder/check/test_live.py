@@ -11,7 +11,8 @@ import pytest
 
 from autograder.build.markers import keep_solutions
 from autograder.check import live
-from autograder.check.live import check_here, html_table, kernel_source
+from autograder.check.kernel_source import kernel_source
+from autograder.check.live import check_here, html_table
 from autograder.check.portable import discard_processes
 from autograder.config import load_course
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
