@@ -3,59 +3,42 @@
 
 By default the checks import your module `scaled_attention.py`. To check your notebook instead:
 `ATTN_SUBMISSION=scaled_attention.ipynb pytest` (or `attn-course check hw1_scaled_attention scaled_attention.ipynb`).
+
+Your functions run in a separate process (`_call_child.py`): a call that takes longer than
+5 s fails its test and is stopped, so an endless loop never hangs `pytest`.
 """
 
 import os
-import types
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from _notebook_code import notebook_to_module
+from _call_child import CallChild, CallFailed
 
 HERE = Path(__file__).resolve().parent
 MODULE_FILE = "scaled_attention.py"
 FUNCTIONS = ('softmax', 'causal_mask', 'scaled_dot_product_attention', 'dot_product_variance')
+#: Seconds one call of your function may take (course.yml's call_timeout_s, as at grading).
+CALL_TIMEOUT_S = 5
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "question(function, weight=1): the graded question a test belongs to")
 
 
-def _load(path):
-    source = path.read_text(encoding="utf-8")
-    if path.suffix == ".ipynb":
-        source = notebook_to_module(source, FUNCTIONS)
-    module = types.ModuleType(MODULE_FILE[: -len(".py")])
-    module.__file__ = str(path)
-    exec(compile(source, str(path), "exec"), module.__dict__)
-    return module
-
-
-def _as_arrays(result):
-    """Convert a result the way the grader does: a tuple stays a tuple of arrays."""
-    if isinstance(result, tuple):
-        return tuple(np.asarray(item) for item in result)
-    return np.asarray(result)
-
-
 class LocalSubmission:
-    """Calls your functions in this process and converts their results like the grader."""
+    """Calls your functions in a child process and converts their results like the grader."""
 
-    def __init__(self, module):
-        self._module = module
+    def __init__(self, child):
+        self._child = child
 
     def call(self, function, *args, **kwargs):
-        implementation = getattr(self._module, function, None)
-        if implementation is None:
-            pytest.fail(f"{MODULE_FILE} defines no function {function!r}", pytrace=False)
         try:
-            result = implementation(*args, **kwargs)
+            return self._child.call(function, args, kwargs)
         except NotImplementedError as error:
             message = f"NotImplementedError: {error}"
-        else:
-            return _as_arrays(result)
+        except CallFailed as failure:
+            message = str(failure)
         pytest.fail(message, pytrace=False)
 
     def __getattr__(self, function):
@@ -65,4 +48,6 @@ class LocalSubmission:
 @pytest.fixture(scope="session")
 def submission():
     path = Path(os.environ.get("ATTN_SUBMISSION", HERE / MODULE_FILE))
-    return LocalSubmission(_load(path if path.is_absolute() else Path.cwd() / path))
+    child = CallChild(str(path if path.is_absolute() else Path.cwd() / path), MODULE_FILE, FUNCTIONS, CALL_TIMEOUT_S)
+    yield LocalSubmission(child)
+    child.close()

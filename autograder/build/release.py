@@ -38,6 +38,8 @@ STUB_HEADER = "# {short_id}: your work goes in this file. Replace each `raise No
 SUPPORT_FILES = {
     "checklib.py": _PACKAGE_DIR / "check" / "checklib.py",
     "_notebook_code.py": _PACKAGE_DIR / "submission" / "notebook_code.py",
+    "_call_child.py": _PACKAGE_DIR / "check" / "call_child.py",  # plain pytest runs the student's code in a child...
+    "_pipes.py": _PACKAGE_DIR / "check" / "pipes.py",  # ... with a call limit
 }
 
 
@@ -153,6 +155,9 @@ def _template_values(context: BuildContext, language: str) -> dict[str, str]:
         "questions": questions,
         "max_points": f"{assignment.max_points:g}",
         "functions": repr(assignment.functions),
+        "call_timeout": f"{context.course.defaults.call_timeout_s:g}",
+        "allowed_imports": ", ".join(f"`{m}`" for m in context.course.defaults.allowed_imports if m != "__future__"),
+        "import_penalty": f"{context.course.defaults.disallowed_import_penalty * 100:g}",
         "kit_wheel": kit_wheel_name(),
     }
 

@@ -13,12 +13,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.check.release import Release, course_release
+from autograder.check.policy import grading_losses
+from autograder.check.release import MANIFEST, CannotCheck, Release, course_release
+from autograder.check.runner import CheckRunner, check_runner
 from autograder.config import Course
 from autograder.errors import GraderError
 from autograder.grade.report import by_message
 from autograder.grade.run import run_on_submission
-from autograder.i18n import msg, msg_n, render
+from autograder.i18n import Message, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import ASSIGNMENTS_DIR, NOT_SUBMISSIONS, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
@@ -44,6 +46,7 @@ class CheckReport:
     elapsed: float
     path: str = ""  # the file checked, as on disk
     notes: tuple[str, ...] = ()  # how it was loaded (a graded cell that does not parse, statements skipped)
+    losses: tuple[Message, ...] = ()  # what grading will take off the score (the import policy)
 
     @property
     def score(self) -> float:
@@ -55,8 +58,8 @@ class CheckReport:
 
     @property
     def passed(self) -> bool:
-        """Every public check ran and passed (what ``check``'s exit code says)."""
-        return self.load_error is None and all(q.tests and not q.failed_tests for q in self.questions)
+        """Every public check ran and passed, and grading takes nothing off (what ``check``'s exit code says)."""
+        return self.load_error is None and not self.losses and all(q.tests and not q.failed_tests for q in self.questions)
 
 
 def public_test_file(course: Course, assignment_id: str, releases_dir: Path = ASSIGNMENTS_DIR) -> Path:
@@ -73,13 +76,16 @@ def public_test_file(course: Course, assignment_id: str, releases_dir: Path = AS
 def _public_tests(folder: Path, course: Course, assignment_id: str) -> Path:
     assignment = course.assignment(assignment_id)
     path = folder / public_tests_name(assignment.module)
-    if not path.is_file():
-        raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
-    return path
+    if path.is_file():
+        return path
+    if (folder / MANIFEST).is_file():  # a student's assignment folder: the kit cannot rebuild it
+        raise CannotCheck(msg("{path} is missing: download the assignment folder again and copy {file} from it into "
+                              "this folder", path=str(path), file=path.name))
+    raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
 
 
 def check_submission(course: Course, assignment_id: str, path: Path, releases_dir: Path = ASSIGNMENTS_DIR,
-                     *, release: Release | None = None) -> CheckReport:
+                     *, release: Release | None = None, runner: CheckRunner | None = None) -> CheckReport:
     """Run the public checks of ``assignment_id`` on the submission at ``path``.
 
     Parameters
@@ -87,18 +93,24 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     release : Release, optional
         The release to take the public checks and stubs from (see
         :func:`~autograder.check.release.find_release`); by default ``releases_dir/<id>``.
+    runner : CheckRunner, optional
+        Where the student's code runs (default: :func:`~autograder.check.runner.check_runner`,
+        the sandbox when it works here, else a portable child).
     """
     started = time.perf_counter()
     release = release or course_release(course, assignment_id, Path(releases_dir))
     course = release.course
+    runner = runner or check_runner(course.defaults)
     assignment = course.assignment(assignment_id)
     tests = _public_tests(release.folder, course, assignment_id)
     run = run_on_submission(
         course, assignment, Path(path), [tests], show_assertions=True, exclude=NOT_SUBMISSIONS, stubs=release.stubs,
+        open_worker=runner.submission,
     )
     questions = tuple(score_questions(assignment, run.results))
+    notes = (runner.note,) if runner.note is not None else ()
     return CheckReport(assignment.id, run.origin, questions, run.load_error, time.perf_counter() - started,
-                       run.real_path, run.load_notes)
+                       run.real_path, notes + run.load_notes, grading_losses(run.tree, course.defaults))
 
 
 def _question_line(q: QuestionScore, language: str) -> list[str]:
@@ -121,6 +133,7 @@ def format_check(report: CheckReport, language: str = SOURCE_LANGUAGE) -> str:
     lines += [render(note, language).replace("\n", "\n" + MESSAGE_INDENT) for note in report.notes]
     for q in report.questions:
         lines += _question_line(q, language)
+    lines += [f"  {render(msg('FAIL'), language)}  {render(loss, language)}" for loss in report.losses]
     lines.append(render(msg("{score}/{max_score} points on the public checks ({seconds} s).", score=f"{report.score:g}",
                             max_score=f"{report.max_score:g}", seconds=f"{report.elapsed:.2f}"), language))
     lines.append(render(HIDDEN_TESTS_NOTE, language))
@@ -143,6 +156,7 @@ def check_dict(report: CheckReport, language: str = SOURCE_LANGUAGE) -> dict:
         "max_score": report.max_score,
         "load_error": render(report.load_error, language) if report.load_error else report.load_error,
         "notes": [render(note, language) for note in report.notes],
+        "losses_at_grading": [render(loss, language) for loss in report.losses],
         "questions": [
             {
                 "number": q.number, "function": q.function, "score": q.score, "max_score": q.points,

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from autograder.cli_common import (
+    CourseCommandError,
     LANG_OPTION,
     SANDBOX_OPTION,
     common_options,
@@ -21,13 +22,23 @@ from autograder.cli_common import (
     is_quiet,
     with_sandbox,
 )
+from autograder.errors import GraderError
 from autograder.i18n import msg, render
 
 #: What ``check --watch`` says after its first run.
 WATCHING = msg("Watching for saves; Ctrl-C stops.")
 
-#: Exit status of ``check`` when a public check fails (or the code does not load), like pytest's.
+#: Exit statuses of ``check``: every public check passed; one failed (or the code does not load), like pytest's;
+#: ``check`` could not run (usage or set-up: no release here, a file to name, an unknown assignment), like click's.
+CHECKS_PASSED_EXIT = 0
 CHECKS_FAILED_EXIT = 1
+SET_UP_PROBLEM_EXIT = 2
+
+
+class CheckCannotRun(click.ClickException):
+    """A usage or set-up problem of ``check`` (not a failed check): printed on stderr, exit status 2."""
+
+    exit_code = SET_UP_PROBLEM_EXIT
 
 
 class CheckFormat(enum.StrEnum):
@@ -52,21 +63,36 @@ def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str
           sandbox: str | None) -> None:
     """Run the public checks of ASSIGNMENT_ID on your module, notebook or folder (default: here).
 
-    Exits 0 when every public check passes and 1 when one fails (with --watch: as the last run did).
+    Exits 0 when every public check passes, 1 when one fails (with --watch: as the last run did),
+    and 2 when the checks cannot run (no assignment folder here, a file to name, a wrong option).
     """
+    from autograder.check.release import CannotCheck
+
+    try:
+        _check(ctx, assignment_id, path, output_format, watch, lang, sandbox)
+    except CannotCheck as error:  # no release here, a file missing from it: said in the student's language when asked
+        raise CheckCannotRun(render(error.student_message, lang or "en")) from None
+    except (GraderError, CourseCommandError) as error:  # the course file, the submission's files: nothing was checked
+        raise CheckCannotRun(error.format_message() if isinstance(error, click.ClickException) else str(error)) from None
+
+
+def _check(ctx: click.Context, assignment_id: str, path: Path, output_format: str, watch: bool, lang: str | None,
+           sandbox: str | None) -> None:
+    """What :func:`check` does (its set-up problems raise :class:`~autograder.errors.GraderError`)."""
     from autograder.check.api import check_submission
     from autograder.check.release import find_release
+    from autograder.check.runner import check_runner
     from autograder.paths import releases_dir_for
-    from autograder.sandbox.spares import prestart
 
     given = course_given(ctx)
     release = find_release(assignment_id, path, given, releases_dir_for(given))
     course = with_sandbox(release.course, sandbox)
     release = dataclasses.replace(release, course=course)
-    prestart(course.defaults)  # the sandboxed worker warms up while the rest is imported
+    runner = check_runner(course.defaults)  # the sandbox if it works here, else a portable child
+    runner.prestart(course.defaults)  # the worker warms up while the rest is imported
     shown = _Shown(CheckFormat(output_format), feedback_language(course, lang), is_quiet(ctx), watch)
-    run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release)
-    report = _watch(run_once, shown, path) if watch else run_once()
+    run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release, runner=runner)
+    report = _watch(run_once, shown, path, runner) if watch else run_once()
     if not watch:
         shown(report, 1)
     if not report.passed:
@@ -99,12 +125,11 @@ class _Shown:
             click.echo(render(WATCHING, self.language))
 
 
-def _watch(run_once, shown: _Shown, path: Path):
+def _watch(run_once, shown: _Shown, path: Path, runner):
     """The checks, again on every save, until Ctrl-C; the last report."""
     from autograder.check.watch import Clock, Stop, watch, watched_files
-    from autograder.sandbox.spares import keep_spares
 
-    keep_spares()  # the next run's worker starts while the student edits
+    runner.keep_spares()  # the next run's worker starts while the student edits
     stop, last = Stop(), []
     signal.signal(signal.SIGINT, stop)
 

@@ -19,12 +19,29 @@ from pathlib import Path
 
 from autograder.config import Course, load_course
 from autograder.errors import ConfigError, GraderError
+from autograder.i18n import Message, msg, render
 from autograder.submission.locate import ReleaseStubs, notebook_code_digest, release_stubs, stub_digest
 
 #: The release's manifest file.
 MANIFEST = "release.json"
 #: Version of the manifest's layout.
 MANIFEST_FORMAT = 1
+#: Files every release holds beside its manifest: a folder with them but no manifest lost its manifest.
+RELEASE_SUPPORT_FILES = ("checklib.py", "conftest.py", "public_cases.npz")
+
+
+class CannotCheck(GraderError):
+    """``check`` cannot run here (a set-up problem, not a failed check); the message names what to do.
+
+    Attributes
+    ----------
+    student_message : Message
+        The catalog message (``str(error)`` is its English).
+    """
+
+    def __init__(self, student_message: Message):
+        super().__init__(render(student_message, "en"))
+        self.student_message = student_message
 
 
 @dataclass(frozen=True)
@@ -83,7 +100,8 @@ def read_manifest(folder: Path) -> Release | None:
         assignment = course.assignment(data["assignment"])
         digests = data["stubs"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"{path} is not a release manifest ({error}); download the assignment folder again") from None
+        raise ConfigError(f"{path} is not a release manifest ({error}); download the assignment folder again "
+                          f"and copy {MANIFEST} from it into this folder") from None
     stubs = ReleaseStubs(functions=assignment.functions, module_digest=digests.get("module"),
                          notebook_code_digest=digests.get("notebook_code"))
     return Release(folder, course, assignment.id, stubs)
@@ -120,21 +138,35 @@ def find_release(assignment_id: str, path: Path, course_file: Path | None, relea
         if release is None:
             continue
         if release.assignment_id != assignment_id:
-            raise GraderError(f"{folder} holds {release.assignment_id}, not {assignment_id}: "
-                              f"run `attn-course check {release.assignment_id}` there")
+            raise CannotCheck(msg("{folder} holds {found}, not {asked}: run `attn-course check {found}` there",
+                                  folder=str(folder), found=release.assignment_id, asked=assignment_id))
         course = load_course(course_file) if course_file is not None else release.course
         return Release(folder, course, assignment_id, release.stubs)
-    return _course_release(assignment_id, course_file, releases_dir)
+    return _course_release(assignment_id, course_file, releases_dir,
+                           _folders_to_search(Path(path), Path.cwd() if cwd is None else cwd))
 
 
-def _course_release(assignment_id: str, course_file: Path | None, releases_dir: Path) -> Release:
-    """The release in the course's ``assignments/`` folder (the instructor's checkout)."""
+def _course_release(assignment_id: str, course_file: Path | None, releases_dir: Path, searched: list[Path]) -> Release:
+    """The release in the course's ``assignments/`` folder (the instructor's checkout).
+
+    Raises
+    ------
+    CannotCheck
+        Where there is no course file (a student's machine): saying whether a searched folder is an
+        assignment folder that lost its manifest.
+    """
     from autograder.config import DEFAULT_COURSE_FILE
 
     course_path = course_file if course_file is not None else DEFAULT_COURSE_FILE
     if course_file is None and not course_path.is_file():
-        raise GraderError(f"no release of {assignment_id} here: run `attn-course check {assignment_id}` inside your "
-                          f"assignment folder (the one holding {MANIFEST}), or give the submission's path")
+        lost = [folder for folder in searched if all((folder / name).is_file() for name in RELEASE_SUPPORT_FILES)]
+        if lost:
+            raise CannotCheck(msg("{folder} is an assignment folder without its {manifest}: download the assignment "
+                                  "folder again and copy {manifest} from it into this folder", folder=str(lost[0]),
+                                  manifest=MANIFEST))
+        raise CannotCheck(msg("no release of {assignment} here: run `attn-course check {assignment}` inside your "
+                              "assignment folder (the one holding {manifest}), or give the submission's path",
+                              assignment=assignment_id, manifest=MANIFEST))
     return course_release(load_course(course_path), assignment_id, releases_dir)
 
 

@@ -9,7 +9,7 @@ worker. Every failure of the submission becomes a ``load_error``; only grader fa
 from __future__ import annotations
 
 import ast
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from autograder.sandbox.client import SandboxedSubmission
 from autograder.submission import SubmissionSource, read_submission
 from autograder.submission.bounded import read_bounded, small_input
 from autograder.submission.locate import ReleaseStubs, release_stubs, shown
+from autograder.submission.spawned import Reading
 
 
 @dataclass(frozen=True)
@@ -40,19 +41,6 @@ class SuiteRun:
     load_notes: tuple[str, ...] = ()  # a graded notebook cell that does not parse, statements skipped at import
     real_path: str = ""  # the file checked, as on disk
     seed: Seed | None = None  # the seed the suite drew from, and how it was chosen
-
-
-def _read_and_check(assignment: Assignment, path: Path, stubs: ReleaseStubs, exclude: tuple[Path, ...]) -> SubmissionSource:
-    """The submission's source, once it is known to parse (what the bounded child does).
-
-    Raises
-    ------
-    LoadFailed
-        When it cannot be read, or does not parse.
-    """
-    source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs, exclude=exclude)
-    parse_source(source.source, source.origin)
-    return source
 
 
 def read_and_parse(
@@ -75,7 +63,7 @@ def read_and_parse(
         source = read_submission(path, assignment.module, assignment.notebook, assignment.functions, stubs=stubs,
                                  exclude=exclude)
         return source, parse_source(source.source, source.origin)
-    read = functools.partial(_read_and_check, assignment, Path(path), stubs, exclude)
+    read = Reading(Path(path), assignment.module, assignment.notebook, assignment.functions, stubs, exclude)
     source = read_bounded(read, course.defaults.submission_timeout_s, shown(Path(path).name))
     return source, parse_source(source.source, source.origin)
 
@@ -85,6 +73,7 @@ def run_on_submission(
     secret: bytes | None = None,
     show_assertions: bool = False, exclude: tuple[Path, ...] = (), releases_dir: Path | None = None,
     stubs: ReleaseStubs | None = None, upstream: dict[str, tuple[str, ...]] | None = None,
+    open_worker: Callable[..., SandboxedSubmission] = SandboxedSubmission,
 ) -> SuiteRun:
     """Run ``test_files`` against the submission at ``path``, drawing the tests' inputs from ``seed`` (None: derived
     from ``secret`` and the submission's code, or fresh without a secret; see :mod:`autograder.seeding`).
@@ -93,7 +82,8 @@ def run_on_submission(
     :func:`autograder.submission.locate.choose`, with the release in ``releases_dir`` (default: the course's)
     telling untouched stubs apart (or ``stubs``, when given); files under ``exclude`` are never picked.
     ``upstream`` is the call graph of the graded functions (error carried forward; see
-    :func:`autograder.engine.runner.run_suite`).
+    :func:`autograder.engine.runner.run_suite`). ``open_worker`` makes the handle on the student's code
+    (the sandbox; ``check`` may pass a portable child, see :mod:`autograder.check.runner`).
 
     Raises
     ------
@@ -110,7 +100,7 @@ def run_on_submission(
     chosen = choose_seed(seed, secret, assignment.id, tree)
     tolerance = Tolerance(course.defaults.rtol, course.defaults.atol)
     prepare_suite(test_files)  # the suite's imports overlap the start of a prestarted worker
-    with SandboxedSubmission(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
+    with open_worker(source.module_name, source.source, course.defaults, filename=source.origin) as worker:
         try:
             worker.start()
         except LoadFailed as error:

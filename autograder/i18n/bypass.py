@@ -24,7 +24,7 @@ from autograder.i18n.extract import MARKERS, PACKAGE_DIR, marker_name
 
 #: The modules (globs relative to the package) whose text reaches students.
 STUDENT_TEXT_MODULES = (
-    "check/api.py", "check/checklib.py", "check/command.py",
+    "check/api.py", "check/checklib.py", "check/command.py", "check/live.py", "check/policy.py", "check/runner.py",
     "diagnose/phrases.py", "diagnose/properties.py", "diagnose/registry.py", "diagnose/probes/*.py",
     "engine/outcome.py",
     "export/actions_report.py", "export/namespace.py", "export/notebooks.py", "export/runtime.py",
@@ -33,7 +33,7 @@ STUDENT_TEXT_MODULES = (
     "gradebook/export.py",
     "hidden_tests/*/test_*.py",
     "mutants/catalog.py",
-    "sandbox/client.py", "sandbox/process.py", "sandbox/reported.py", "sandbox/worker.py",
+    "sandbox/client.py", "sandbox/process.py", "sandbox/reported.py", "sandbox/returned.py", "sandbox/worker.py",
     "submission/locate.py", "submission/notebook_code.py",
 )
 #: Errors whose message a student reads: their text must come from the catalog.

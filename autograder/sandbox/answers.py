@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from autograder.sandbox import protocol
+from autograder.sandbox import protocol, wire_values
 
 #: Most stand-in requests one call may make (a loop over heads or batch elements needs a few dozen).
 MAX_REQUESTS_PER_CALL = 1000
@@ -51,11 +51,11 @@ class Answers:
         if not isinstance(name, str) or name not in self.functions:
             return _refusal("no such stand-in")
         try:
-            args = protocol.decode_value(message.header.get("args"), message.arrays)
+            args = wire_values.decode_value(message.header.get("args"), message.arrays)
             kwargs = message.header.get("kwargs")
             if not isinstance(args, tuple) or not isinstance(kwargs, dict):
                 return _refusal("malformed arguments")
-            kwargs = {str(key): protocol.decode_value(value, message.arrays) for key, value in kwargs.items()}
+            kwargs = {str(key): wire_values.decode_value(value, message.arrays) for key, value in kwargs.items()}
         except protocol.ProtocolError as error:
             return _refusal(str(error))
         return self._answer(name, args, kwargs)
@@ -65,7 +65,7 @@ class Answers:
             with np.errstate(all="ignore"):
                 value = self.functions[name](*args, **kwargs)
             arrays: list[np.ndarray] = []
-            header = {"ok": True, "result": protocol.encode_value(value, arrays)}
+            header = {"ok": True, "result": wire_values.encode_value(value, arrays)}
             return protocol.encode_message(header, arrays)
         except Exception as error:  # noqa: BLE001 - the reference rejecting the student's arguments is an answer
             return _refusal(f"{type(error).__name__}: {error}")

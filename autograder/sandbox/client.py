@@ -11,10 +11,7 @@ is SIGKILLed and the next call transparently starts a new worker and reloads the
 
 from __future__ import annotations
 
-import errno
 import functools
-import os
-import select
 import time
 from collections.abc import Callable, Mapping
 
@@ -27,21 +24,19 @@ from autograder.errors import (
     CallTimeout,
     GraderError,
     LoadFailed,
-    MissingFunction,
-    NotImplementedYet,
-    StudentException,
     SubmissionError,
     WorkerCrashed,
 )
 from autograder.i18n import Message, msg
 from autograder.inputs import RngSeed
-from autograder.sandbox import protocol
+from autograder.sandbox import protocol, wire_values
 from autograder.sandbox.answers import Answers
 from autograder.sandbox.isolation import Isolation, choose_isolation
-from autograder.sandbox.process import WorkerProcess, describe_exit
-from autograder.sandbox.reported import reported_message
+from autograder.sandbox.link import PLAIN_REPLY_LIMITS, OutputCapture, _Expired, _Link, _WorkerGone, reply_limits
+from autograder.sandbox.process import describe_exit
+from autograder.sandbox.reported import MAX_STUDENT_MESSAGE_CHARS, _student_text, reported_error  # noqa: F401
+from autograder.sandbox.reported import REPORT_RUNNING_AT, running_report, timed_out_message
 from autograder.sandbox.skipped import SkippedStatement, parse_skipped
-from autograder.student_text import clean_text
 from autograder.sandbox.spares import take_worker
 
 #: Seconds a fresh worker may take to start (bwrap, interpreter, numpy) before it greets.
@@ -54,156 +49,12 @@ MAX_SOURCE_BYTES = 8 * protocol.MIB
 #: one call's limit, not one per test (nor the whole submission's time budget). One: a function
 #: that hangs on one input rarely finishes on the next, and every timeout holds up a batch job.
 MAX_TIMEOUTS_PER_FUNCTION = 1
-#: Longest function name taken from the worker (where a failure was raised).
-MAX_NAME_CHARS = 200
-#: Longest message taken from the worker into a student-facing error.
-MAX_STUDENT_MESSAGE_CHARS = 8000
-#: Largest single read from a pipe.
-READ_CHUNK_BYTES = protocol.MIB
-#: Most reads of the output pipe in one go.
-MAX_DRAIN_READS = 64
-MS_PER_S = 1000
-#: A reply to a call may carry this much whatever the inputs (a causal mask from an int, say)...
-MIN_REPLY_BYTES = 16 * protocol.MIB
-#: ... and this many times the bytes of the arrays sent: attention weights outgrow their inputs.
-REPLY_BYTES_PER_INPUT_BYTE = 16
-#: Bounds on a reply that carries no arrays (the greeting, load, ping).
-PLAIN_REPLY_LIMITS = protocol.Limits(max_array_bytes=0, max_message_bytes=0, max_arrays=0, kinds=protocol.RESULT_KINDS)
-
-
-def reply_limits(arrays: list[np.ndarray]) -> protocol.Limits:
-    """Bounds on the reply to a call that sends ``arrays``: what the call can legitimately return.
-
-    The grader allocates nothing beyond them: a forged reply larger than this is refused
-    when its length prefix is read.
-    """
-    bound = max(MIN_REPLY_BYTES, REPLY_BYTES_PER_INPUT_BYTE * sum(a.nbytes for a in arrays))
-    return protocol.Limits(max_array_bytes=bound, max_message_bytes=bound, kinds=protocol.RESULT_KINDS)
-
 #: What the exchange that loads the submission is called (in messages, and to tell it from calls).
 IMPORT = "import"
-_WORKER_ERRORS = {
-    cls.kind: cls for cls in (NotImplementedYet, StudentException, BadReturn, LoadFailed, MissingFunction)
-}
-
-
-class _Expired(Exception):
-    """The deadline of the current exchange passed."""
-
-
-class _WorkerGone(Exception):
-    """The worker closed its end of a pipe (it died, or closed the fd itself)."""
-
-
-class OutputCapture:
-    """The student's stdout and stderr, kept up to a byte limit and never parsed."""
-
-    def __init__(self, limit_bytes: int):
-        self.limit_bytes = limit_bytes
-        self._data = bytearray()
-        self.truncated = False
-
-    def feed(self, chunk: bytes) -> None:
-        """Keep what fits of ``chunk``; note that the rest was dropped."""
-        room = self.limit_bytes - len(self._data)
-        self._data += chunk[: max(room, 0)]
-        self.truncated |= len(chunk) > room
-
-    @property
-    def text(self) -> str:
-        """Everything kept, decoded leniently, with a note when output was dropped."""
-        text = clean_text(self._data.decode("utf-8", errors="replace"))
-        if self.truncated:
-            text += f"\n[... output truncated at {self.limit_bytes // protocol.KIB} KiB ...]\n"
-        return text
-
-
-class _Link:
-    """Deadline-bounded frame I/O with one worker, draining its output meanwhile."""
-
-    def __init__(self, worker: WorkerProcess, output: OutputCapture):
-        self.worker = worker
-        self.output = output
-        self._output_open = True
-
-    def drain_output(self) -> None:
-        """Read the output that is waiting, without blocking and at most a bounded amount.
-
-        The bound keeps a worker that prints as fast as the grader reads from holding
-        the grader here; the rest is read at the next chance.
-        """
-        for _ in range(MAX_DRAIN_READS):
-            if not self._output_open:
-                return
-            try:
-                chunk = os.read(self.worker.output_fd, READ_CHUNK_BYTES)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._output_open = False
-                return
-            self.output.feed(chunk)
-
-    def _wait(self, deadline: float, fd: int, event: int) -> None:
-        """Block until ``fd`` is ready for ``event`` (or hung up), draining output meanwhile."""
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Expired
-            poller = select.poll()
-            poller.register(fd, event)
-            if self._output_open:
-                poller.register(self.worker.output_fd, select.POLLIN)
-            ready = dict(poller.poll(remaining * MS_PER_S))
-            if self.worker.output_fd in ready:
-                self.drain_output()
-            if fd in ready:
-                return
-
-    def send(self, data: bytes, deadline: float) -> None:
-        """Write all of ``data`` to the request pipe before ``deadline``."""
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self.worker.request_fd, view):]
-            except BlockingIOError:
-                self._wait(deadline, self.worker.request_fd, select.POLLOUT)
-            except OSError as error:
-                if error.errno in (errno.EPIPE, errno.EBADF):
-                    raise _WorkerGone from None
-                raise
-
-    def read_exact(self, size: int, deadline: float) -> bytes:
-        """Exactly ``size`` bytes of the response pipe before ``deadline``."""
-        data = bytearray()
-        while len(data) < size:
-            try:
-                chunk = os.read(self.worker.response_fd, min(size - len(data), READ_CHUNK_BYTES))
-            except BlockingIOError:
-                self._wait(deadline, self.worker.response_fd, select.POLLIN)
-                continue
-            if not chunk:
-                raise _WorkerGone
-            data += chunk
-        return bytes(data)
-
-    def receive(self, deadline: float, limits: protocol.Limits = PLAIN_REPLY_LIMITS) -> protocol.Message:
-        """One frame from the worker, validated and bounded by ``limits``."""
-        return protocol.read_message(lambda size: self.read_exact(size, deadline), limits)
 
 
 def _seed_of(value) -> int | None:
     return value.seed if isinstance(value, RngSeed) else None
-
-
-def _student_text(message) -> str:
-    """``message`` as clean text (no lone surrogates, nothing that steers a display) of bounded length."""
-    text = clean_text(message)
-    if len(text) > MAX_STUDENT_MESSAGE_CHARS:
-        return "[... truncated ...]\n" + text[-MAX_STUDENT_MESSAGE_CHARS:]
-    return text
 
 
 class SandboxedSubmission:
@@ -243,6 +94,7 @@ class SandboxedSubmission:
         self._load_error: str | None = None
         self._closed = False
         self._next_id = 0
+        self._running: tuple[str, int] | None = None  # where the current call is, as its worker last said
         self._timeouts: dict[str | tuple[str, str], int] = {}
         #: Top-level statements that raised at import and were skipped (from the first load), and how many more.
         self.skipped: tuple[SkippedStatement, ...] = ()
@@ -319,8 +171,8 @@ class SandboxedSubmission:
         header = {
             "op": protocol.Op.CALL,
             "function": function,
-            "args": protocol.encode_value(tuple(args), arrays, _seed_of),
-            "kwargs": {name: protocol.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
+            "args": wire_values.encode_value(tuple(args), arrays, _seed_of),
+            "kwargs": {name: wire_values.encode_value(v, arrays, _seed_of) for name, v in kwargs.items()},
         }
         if answers is not None:
             header["standins"] = answers.names
@@ -338,7 +190,7 @@ class SandboxedSubmission:
             self._timeouts[counted] = self._timeouts.get(counted, 0) + 1
             raise
         try:
-            result = protocol.decode_result(message.header.get("result"), message.arrays)
+            result = wire_values.decode_result(message.header.get("result"), message.arrays)
             return CallOutcome.from_report(result, message.header.get("observed"))
         except protocol.ProtocolError as error:
             self._kill()
@@ -431,8 +283,7 @@ class SandboxedSubmission:
             self._load_error = msg("the source has {size} bytes, more than the {limit} accepted", size=str(source_bytes),
                                    limit=str(MAX_SOURCE_BYTES))
             raise LoadFailed(self._load_error)
-        self._link = _Link(take_worker(self.limits, self.isolation), self._output)
-        self._await_greeting()
+        self._start_link()
         header = {"op": protocol.Op.LOAD, "module": self.module_name, "source": self.source, "filename": self.filename}
         try:
             reply = self._exchange(header, [], self._deadline(self.limits.call_timeout_s), IMPORT)
@@ -445,6 +296,11 @@ class SandboxedSubmission:
         if not self._loaded_once:
             self.skipped, self.skipped_more = parse_skipped(reply.header)
             self._loaded_once = True
+
+    def _start_link(self) -> None:
+        """Start a worker and wait for its greeting (a subclass may start another kind of worker)."""
+        self._link = _Link(take_worker(self.limits, self.isolation), self._output)
+        self._await_greeting()
 
     def _await_greeting(self) -> None:
         """Wait for the worker's hello: from here on, failures are the submission's."""
@@ -478,12 +334,15 @@ class SandboxedSubmission:
         """
         self._next_id += 1
         header = {**header, "id": self._next_id}
+        if header.get("op") == protocol.Op.CALL:  # the worker says where it is shortly before the limit
+            header["report_after_s"] = round(max(deadline - time.monotonic(), 0) * REPORT_RUNNING_AT, 3)
+        self._running = None
         try:
             self._link.send(protocol.encode_message(header, arrays), deadline)
-            response = self._link.receive(deadline, limits)
+            response = self._link.receive_reply(deadline, limits, self._keep_running)
             while response.header.get("op") == protocol.Op.REFERENCE and answers is not None:
                 self._link.send(answers.reply(response), deadline)
-                response = self._link.receive(deadline, limits)
+                response = self._link.receive_reply(deadline, limits, self._keep_running)
         except _Expired:
             raise self._timed_out(what) from None
         except _WorkerGone:
@@ -502,14 +361,14 @@ class SandboxedSubmission:
             raise self._reported(response.header, what)
         return response
 
+    def _keep_running(self, header: dict) -> None:
+        self._running = running_report(header, self._next_id) or self._running
+
     def _reported(self, header: dict, what: str) -> SubmissionError:
-        cls = _WORKER_ERRORS.get(header.get("kind"))
-        if cls is None:
+        error = reported_error(header)
+        if error is None:
             self._kill()
             return WorkerCrashed(msg("the worker reported an unknown failure during {what}; it was restarted", what=what))
-        error = cls(reported_message(header, _student_text))
-        raised = header.get("raised_in")
-        error.raised_in = raised[:MAX_NAME_CHARS] if isinstance(raised, str) else ""
         return error
 
     def _timed_out(self, what: str) -> SubmissionError:
@@ -520,7 +379,7 @@ class SandboxedSubmission:
         if what == IMPORT:
             return LoadFailed(msg("importing the module did not finish within {seconds} s "
                                   "(an endless loop or a long computation at top level?)", seconds=seconds))
-        return CallTimeout(msg("{what} did not finish within {seconds} s; the worker was restarted", what=what, seconds=seconds))
+        return CallTimeout(timed_out_message(what, seconds, self._running))
 
     def _crashed(self, what: str) -> SubmissionError:
         worker = self._link.worker

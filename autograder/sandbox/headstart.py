@@ -19,6 +19,7 @@ import atexit
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -106,11 +107,11 @@ def start_early(argv: list[str]) -> None:
     if subcommand(argv) not in SINGLE_WORKER_COMMANDS:
         return
     plan = read_plan()
-    if plan is None or os.environ.get(ISOLATION_ENV, plan.sandbox) != Isolation.BWRAP:
+    if plan is None or os.environ.get(ISOLATION_ENV, plan.sandbox) != Isolation.BWRAP or not sys.platform.startswith("linux"):
         return
     try:
         _early = (plan, WorkerProcess.spawn(plan, Isolation.BWRAP))
-    except (GraderError, OSError, ValueError):
+    except (GraderError, OSError, ValueError, ImportError):  # ImportError: no resource module (check runs portably)
         return
     atexit.register(discard)
     start_bwrap_self_test()  # its outcome decides whether the run may use bwrap at all

@@ -35,8 +35,8 @@ SANDBOX_ID_SPAN = 1_000_000
 #: Name prefix of each grader process's private directory (its pid follows).
 PRIVATE_DIR_PREFIX = "attn-sandbox-"
 #: The files of the worker, copied next to each other into ``<private dir>/worker``.
-WORKER_SOURCES = ("worker.py", "protocol.py", "control.py", "confine.py", "landlock.py", "seccomp.py",
-                  "forkserver.py", "sweep.py", "standin.py")
+WORKER_SOURCES = ("worker.py", "protocol.py", "wire_values.py", "returned.py", "control.py", "confine.py", "landlock.py",
+                  "seccomp.py", "forkserver.py", "sweep.py", "standin.py", "running.py")
 _NUMPY_DIRS = ("numpy", "numpy.libs")
 
 #: The worker's whole environment: one BLAS thread keeps RLIMIT_AS and RLIMIT_NPROC meaningful.

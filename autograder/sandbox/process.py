@@ -37,13 +37,15 @@ STAT_SESSION_FIELD = 3
 #: their own and has not reaped: any other child in another session was left by a worker.
 _started: set[int] = set()
 
-_SIGNAL_HINTS = {
-    signal.SIGKILL: N_("probably the memory or CPU time limit"),
-    signal.SIGXCPU: N_("the CPU time limit"),
-    signal.SIGXFSZ: N_("the file size limit"),
-    signal.SIGSEGV: N_("a segmentation fault"),
-    signal.SIGBUS: N_("a bus error"),
-    signal.SIGABRT: N_("an abort"),
+_SIGNAL_HINTS = {  # by name: Windows has only some of these signals (and this module is imported there too)
+    getattr(signal, name): hint for name, hint in (
+        ("SIGKILL", N_("probably the memory or CPU time limit")),
+        ("SIGXCPU", N_("the CPU time limit")),
+        ("SIGXFSZ", N_("the file size limit")),
+        ("SIGSEGV", N_("a segmentation fault")),
+        ("SIGBUS", N_("a bus error")),
+        ("SIGABRT", N_("an abort")),
+    ) if hasattr(signal, name)
 }
 
 

@@ -16,7 +16,7 @@ import stat
 #: Mode that lets the owner list and empty a folder whatever its mode was.
 OWNER_ONLY_MODE = 0o700
 #: How a folder is opened for the walk: never through a symbolic link.
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # 0: Windows, which never sweeps
 
 
 def _is_folder(name: str, dir_fd: int) -> bool:

@@ -1,7 +1,7 @@
 """The sandboxed worker: imports a submission and answers calls into it.
 
 This file runs *inside* the sandbox, never in the grader's process. The launcher starts
-it as ``python -I -S -B -u worker.py CONFIG`` with the modules it imports (``protocol``,
+it as ``python -I -S -B -u worker.py CONFIG`` with the modules it imports (``protocol``, ``wire_values``, ``returned``,
 ``confine``, ``forkserver``, ``sweep``) beside it and numpy in ``../site``. ``CONFIG`` is JSON::
 
     {"in": 3, "out": 4, "rlimits": {"RLIMIT_AS": [soft, hard], ...},
@@ -42,19 +42,26 @@ import numpy as np  # noqa: E402
 import numpy.random  # noqa: E402,F401  numpy imports it on first use (11 ms): once in the fork server, not in every worker
 
 if __package__:
-    from . import confine, forkserver, protocol, standin
+    from . import confine, forkserver, protocol, standin, wire_values
+    from .running import RunningReport
+    from .returned import (  # noqa: F401  the worker's names, also imported from here
+        MAX_TRACEBACK_CHARS, N_, Failure, _bad_return, as_numeric_array, convert_result, english, input_snapshots,
+        modified_inputs, returned_kinds, said, truncate,
+    )
 else:  # run as a script inside the sandbox: its modules sit beside it, importable only now
     import confine  # noqa: E402
     import forkserver  # noqa: E402
     import protocol  # noqa: E402
     import standin  # noqa: E402
+    import wire_values  # noqa: E402
+    from running import RunningReport  # noqa: E402
+    from returned import (  # noqa: E402,F401
+        MAX_TRACEBACK_CHARS, N_, Failure, _bad_return, as_numeric_array, convert_result, english, input_snapshots,
+        modified_inputs, returned_kinds, said, truncate,
+    )
 
     sys.path.remove(_HERE)
 
-#: Longest traceback sent back, in characters (the end is kept).
-MAX_TRACEBACK_CHARS = 4000
-#: Longest excerpt of a returned string quoted in a message.
-MAX_QUOTE_CHARS = 60
 #: Largest read from the request pipe at once.
 READ_CHUNK_BYTES = 1024 * 1024
 #: Largest request header (it carries the submission's source text).
@@ -67,46 +74,6 @@ EXIT_OK = 0
 MAX_SKIPPED_REPORTED = 20
 #: Longest exception message of a skipped statement sent back.
 MAX_SKIPPED_MESSAGE_CHARS = 200
-
-
-def N_(template: str) -> str:
-    """Mark ``template`` as an entry of the grader's message catalog (autograder/i18n); returns it unchanged."""
-    return template
-
-
-def said(template: str, **facts) -> dict:
-    """A catalog message as the grader reads it back (``{"msgid", "facts"}``; a fact may be such a message too)."""
-    return {"msgid": template, "facts": facts}
-
-
-def english(message: dict | str) -> str:
-    """The English text of a :func:`said` message (text as it is)."""
-    if not isinstance(message, dict):
-        return message
-    return message["msgid"].format(**{name: english(fact) for name, fact in message["facts"].items()})
-
-
-class Failure(Exception):
-    """A failure to report to the grader as ``{kind, type, message}``, with ``said`` for a catalog message.
-
-    ``message`` is text (a traceback) or a :func:`said` message, which the grader shows in the
-    student's language.
-    """
-
-    def __init__(self, kind: str, message: dict | str, type_name: str = "", raised_in: str = ""):
-        super().__init__(english(message))
-        self.raised_in = raised_in  # the student's function whose own line raised, when known
-        self.kind = kind
-        self.message = english(message)
-        self.said = message if isinstance(message, dict) else None
-        self.type_name = type_name
-
-
-def truncate(text: str, limit: int = MAX_TRACEBACK_CHARS) -> str:
-    """Keep the last ``limit`` characters of ``text`` (where tracebacks end)."""
-    if len(text) <= limit:
-        return text
-    return "[... truncated ...]\n" + text[-limit:]
 
 
 def student_traceback(error: BaseException, filename: str) -> str:
@@ -126,127 +93,6 @@ def raised_in(error: BaseException, filename: str) -> str:
 
 def _exit_code(error: SystemExit) -> str:
     return repr(error.code) if error.code is not None else ""
-
-
-# --- results -------------------------------------------------------------------------
-
-
-def _bad_return(message: dict) -> Failure:
-    return Failure(protocol.KIND_BAD_RETURN, message)
-
-
-def _refuse_plain(value, what: str) -> None:
-    """Refuse values that np.asarray would happily turn into something useless."""
-    if value is None:
-        raise _bad_return(said(N_("{what} is None: did the function forget to `return` its result?"), what=what))
-    if isinstance(value, (str, bytes)):
-        raise _bad_return(said(N_("{what} is a {type} ({quote}), not an array"), what=what, type=type(value).__name__,
-                               quote=repr(value[:MAX_QUOTE_CHARS])))
-    if isinstance(value, dict):
-        raise _bad_return(said(N_("{what} is a dict, not an array"), what=what))
-
-
-def as_numeric_array(value, what: dict) -> np.ndarray:
-    """``value`` as a plain ndarray of bool, int or float values.
-
-    ``np.asarray`` returns the base class, so subclasses (matrix, masked arrays) arrive
-    as plain arrays.
-
-    Raises
-    ------
-    Failure
-        ``bad_return`` naming what was returned.
-    """
-    _refuse_plain(value, what)
-    try:
-        array = np.asarray(value)
-    except Exception as error:  # noqa: BLE001 - student objects may raise anything
-        raise _bad_return(said(N_("{what} ({type}) cannot be turned into an array: {error}"), what=what,
-                               type=type(value).__name__, error=f"{type(error).__name__}: {error}")) from None
-    if array.dtype.hasobject:
-        raise _bad_return(said(N_("{what} ({type}) is not a numeric array"), what=what, type=type(value).__name__))
-    try:
-        protocol.check_dtype(array.dtype, protocol.RESULT_KINDS)
-    except protocol.RejectedArray as error:
-        raise _bad_return(said(N_("{what} has {reason}; return real numbers (float, int or bool)"), what=what,
-                               reason=error.reason)) from None
-    if array.nbytes > protocol.MAX_ARRAY_BYTES:
-        raise _bad_return(said(N_("{what} has {size} bytes, more than the {limit} allowed"), what=what,
-                               size=str(array.nbytes), limit=str(protocol.MAX_ARRAY_BYTES)))
-    return array
-
-
-def _elementwise(items, what: dict) -> tuple[np.ndarray, ...]:
-    return tuple(as_numeric_array(v, said(N_("element {index} of {what}"), index=str(i), what=what))
-                 for i, v in enumerate(items))
-
-
-def convert_result(value) -> np.ndarray | tuple[np.ndarray, ...]:
-    """A return value as one plain array or a tuple of plain arrays.
-
-    A tuple is converted element by element. A list becomes one array when numpy can
-    stack it, otherwise (e.g. arrays of different shapes) a tuple of its elements.
-
-    Raises
-    ------
-    Failure
-        ``bad_return`` for None, strings, dicts, objects, complex values, ...
-    """
-    if isinstance(value, tuple):
-        return _elementwise(value, said(N_("the returned tuple")))
-    if isinstance(value, list):
-        try:
-            return as_numeric_array(value, said(N_("the returned list")))
-        except Failure:
-            if value and all(isinstance(v, np.ndarray) for v in value):
-                return _elementwise(value, said(N_("the returned list")))
-            raise
-    return as_numeric_array(value, said(N_("the return value")))
-
-
-# --- what a call did besides returning ------------------------------------------------------
-
-
-def _labelled_arrays(args: tuple, kwargs: dict):
-    """``(label, array)`` for every array argument: ``"0"``, ``"1.2"`` (inside a tuple), ``"mask"``."""
-    stack = [(str(i), value) for i, value in enumerate(args)] + [(str(k), v) for k, v in kwargs.items()]
-    while stack:
-        label, value = stack.pop()
-        if isinstance(value, np.ndarray):
-            yield label, value
-        elif isinstance(value, (tuple, list)):
-            stack += [(f"{label}.{i}", item) for i, item in enumerate(value)]
-
-
-def input_snapshots(args: tuple, kwargs: dict) -> dict[str, np.ndarray]:
-    """A private copy of every array argument, taken before the student's code sees it."""
-    return {label: array.copy() for label, array in _labelled_arrays(args, kwargs)}
-
-
-def modified_inputs(before: dict[str, np.ndarray], args: tuple, kwargs: dict) -> list[str]:
-    """Labels of the array arguments whose shape or values the call changed in place."""
-    after = dict(_labelled_arrays(args, kwargs))
-    return sorted(
-        label for label, copy in before.items()
-        if label in after and not np.array_equal(copy, after[label], equal_nan=copy.dtype.kind in "fc")
-    )
-
-
-def _kind(value) -> str:
-    if isinstance(value, np.ndarray):
-        return "ndarray"
-    if isinstance(value, np.generic):
-        return "numpy_scalar"
-    if isinstance(value, (bool, int, float)):
-        return "python_scalar"
-    return type(value).__name__[:MAX_QUOTE_CHARS]
-
-
-def returned_kinds(value) -> dict:
-    """What kind of object came back: ``{"container": "tuple"|"list"|None, "parts": [kind, ...]}``."""
-    if isinstance(value, (tuple, list)):
-        return {"container": type(value).__name__, "parts": [_kind(v) for v in value][: protocol.MAX_ARRAYS]}
-    return {"container": None, "parts": [_kind(value)]}
 
 
 # --- the student's module ----------------------------------------------------------------
@@ -421,6 +267,7 @@ class Channel:
     def __init__(self, in_fd: int, out_fd: int):
         self.in_fd = in_fd
         self.out_fd = out_fd
+        self._sending = False  # a frame is being written (the running report must not cut into it)
 
     def read_exact(self, size: int) -> bytes:
         """Exactly ``size`` bytes from the grader.
@@ -444,10 +291,18 @@ class Channel:
         self.send_frame(protocol.encode_message(header, list(arrays)))
 
     def send_frame(self, frame: bytes) -> None:
-        """Write an encoded frame to the grader."""
-        view = memoryview(frame)
-        while view:
-            view = view[os.write(self.out_fd, view):]
+        """Write an encoded frame to the grader (whole: the running report waits for another time)."""
+        self._sending = True
+        try:
+            view = memoryview(frame)
+            while view:
+                view = view[os.write(self.out_fd, view):]
+        finally:
+            self._sending = False
+
+    def sending(self) -> bool:
+        """Whether a frame is being written right now."""
+        return self._sending
 
 
 def _failure_header(failure: Failure) -> dict:
@@ -463,6 +318,7 @@ class Worker:
     def __init__(self, channel: Channel):
         self.channel = channel
         self.submission = Submission()
+        self.running = RunningReport(channel.send, channel.sending)  # before any student code runs
 
     def handle(self, message: protocol.Message) -> tuple[dict, list[np.ndarray]]:
         """The response header and arrays for one request."""
@@ -474,12 +330,13 @@ class Worker:
             skipped = self.submission.load(str(header["module"]), str(header["source"]), str(header["filename"]))
             return {"ok": True, "skipped": skipped[:MAX_SKIPPED_REPORTED], "skipped_more": len(skipped) - len(skipped[:MAX_SKIPPED_REPORTED])}, []
         if op == protocol.Op.CALL:
-            args = protocol.decode_value(header["args"], message.arrays)
-            kwargs = {str(k): protocol.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
+            args = wire_values.decode_value(header["args"], message.arrays)
+            kwargs = {str(k): wire_values.decode_value(v, message.arrays) for k, v in header["kwargs"].items()}
             arrays: list[np.ndarray] = []
             standins = tuple(str(name) for name in header.get("standins", ()))
-            value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs, standins, self.ask)
-            return {"ok": True, "result": protocol.encode_result(value, arrays), "observed": observed}, arrays
+            with self.running.watching(header, self.submission.filename):
+                value, observed = self.submission.call(str(header["function"]), tuple(args), kwargs, standins, self.ask)
+            return {"ok": True, "result": wire_values.encode_result(value, arrays), "observed": observed}, arrays
         raise protocol.ProtocolError(f"unknown operation {op!r}")
 
     def ask(self, name: str, args: tuple, kwargs: dict):
@@ -494,8 +351,8 @@ class Worker:
         """
         arrays: list[np.ndarray] = []
         try:
-            header = {"op": protocol.Op.REFERENCE, "function": name, "args": protocol.encode_value(tuple(args), arrays),
-                      "kwargs": {str(k): protocol.encode_value(v, arrays) for k, v in kwargs.items()}}
+            header = {"op": protocol.Op.REFERENCE, "function": name, "args": wire_values.encode_value(tuple(args), arrays),
+                      "kwargs": {str(k): wire_values.encode_value(v, arrays) for k, v in kwargs.items()}}
             frame = protocol.encode_message(header, arrays)
         except (TypeError, ValueError) as error:
             raise TypeError(f"{name}() cannot be given these arguments: {error}") from None
@@ -503,11 +360,11 @@ class Worker:
         reply = protocol.read_message(self.channel.read_exact, REQUEST_LIMITS)
         if reply.header.get("ok") is not True:
             raise ValueError(f"{name}(): {reply.header.get('message', 'refused')}")
-        return protocol.decode_value(reply.header.get("result"), reply.arrays)
+        return wire_values.decode_value(reply.header.get("result"), reply.arrays)
 
     def serve(self) -> int:
         """Answer requests until the grader closes the pipe."""
-        self.channel.send({"op": protocol.Op.HELLO, "pid": os.getpid(), "uid": os.getuid(), "numpy": np.__version__})
+        self.channel.send({"op": protocol.Op.HELLO, "pid": os.getpid(), "uid": os.getuid() if hasattr(os, "getuid") else -1, "numpy": np.__version__})
         while True:
             try:
                 message = protocol.read_message(self.channel.read_exact, REQUEST_LIMITS)

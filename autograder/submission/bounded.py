@@ -12,7 +12,8 @@ submission is "too large or too complex to grade"; one that dies (a parser crash
 deep nesting) has a result that says so. Either way the grader carries on with the next.
 
 The child is forked only on Linux, where the grader of a class runs: elsewhere (a student's
-``check`` on macOS or Windows) the reading runs in the process, bounded by the limits alone.
+``check`` on macOS or Windows) it is a spawned interpreter (:mod:`~autograder.submission.spawned`)
+given the same deadline and killed past it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from autograder.i18n import from_wire, msg, to_wire
 from autograder.submission.locate import SubmissionSource, could_not_read
 
 #: Whether reading runs in a forked child (Linux), or in the process.
-FORKS = sys.platform == "linux"
+FORKS = sys.platform == "linux" and hasattr(os, "fork")
 #: Inputs of at most this many bytes (a plain file, a folder's files, a zip's members) are read in the
 #: process: every parser the reading uses is linear on them, so they take milliseconds whatever they
 #: hold, and the fork (about 10 ms of a grading process) would cost more than the reading.
@@ -81,7 +82,9 @@ def _small_zip(path: Path) -> bool:
 def read_bounded(read: Callable[[], SubmissionSource], seconds: float, name: str, in_process: bool = False) -> SubmissionSource:
     """What ``read()`` returns, computed in a forked child given ``seconds``; what it raises is raised here.
 
-    With ``in_process`` (a :func:`small_input`), or where there is no fork, ``read()`` runs here.
+    With ``in_process`` (a :func:`small_input`), ``read()`` runs here. Where there is no fork, a
+    :class:`~autograder.submission.spawned.Reading` runs in a spawned child with the same deadline
+    (:func:`~autograder.submission.spawned.read_spawned`); any other ``read`` runs here.
 
     Parameters
     ----------
@@ -101,8 +104,12 @@ def read_bounded(read: Callable[[], SubmissionSource], seconds: float, name: str
     GraderError
         When ``read`` failed otherwise (a grader bug), with its error.
     """
-    if in_process or not FORKS:
+    if in_process:
         return read()
+    if not FORKS:  # macOS, Windows: a spawned child when the reading can be described to one, else here
+        from autograder.submission.spawned import Reading, read_spawned
+
+        return read_spawned(read, seconds, name) if isinstance(read, Reading) else read()
     reading, writing = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -119,29 +126,32 @@ def read_bounded(read: Callable[[], SubmissionSource], seconds: float, name: str
         if status is None:
             _kill(pid)
     if data is None:
-        raise LoadFailed(msg("{file} is too large or too complex to grade: reading it took longer than {seconds} s",
-                             file=name, seconds=f"{seconds:g}"))
+        raise too_slow(name, seconds)
     if not data:
-        raise LoadFailed(msg("{file} could not be read: the grader's reader stopped ({how})", file=name, how=_ended(status)))
-    return _result(json.loads(data))
+        raise reader_stopped(name, _ended(status))
+    return answer_result(json.loads(data))
+
+
+def answer_of(read: Callable[[], SubmissionSource], name: str) -> dict:
+    """In the child: what ``read()`` returns or raises, as the JSON answer :func:`answer_result` reads."""
+    try:
+        return {"source": _source_to_wire(read())}
+    except LoadFailed as error:
+        return {"load_failed": to_wire(error.student_message)}
+    except (MemoryError, RecursionError) as error:  # past the memory given, or too deep for the reader
+        return {"load_failed": to_wire(could_not_read(name, error).student_message)}
+    except AmbiguousSubmission as error:
+        return {"ambiguous": str(error)}
+    except Exception as error:  # noqa: BLE001 - a grader bug: said to the grader, not lost
+        return {"grader_error": f"{type(error).__name__}: {error}"}
 
 
 def _answer(read: Callable[[], SubmissionSource], fd: int, name: str) -> NoReturn:
     """In the child: read, write the answer as one JSON document, exit (never returning to the caller's code)."""
     status = 1
     try:
-        _limit_memory()
-        try:
-            answer = {"source": _source_to_wire(read())}
-        except LoadFailed as error:
-            answer = {"load_failed": to_wire(error.student_message)}
-        except (MemoryError, RecursionError) as error:  # past the memory given, or too deep for the reader
-            answer = {"load_failed": to_wire(could_not_read(name, error).student_message)}
-        except AmbiguousSubmission as error:
-            answer = {"ambiguous": str(error)}
-        except Exception as error:  # noqa: BLE001 - a grader bug: said to the grader, not lost
-            answer = {"grader_error": f"{type(error).__name__}: {error}"}
-        payload = json.dumps(answer).encode("ascii")
+        limit_memory()
+        payload = json.dumps(answer_of(read, name)).encode("ascii")
         for start in range(0, len(payload), _CHUNK):
             os.write(fd, payload[start:start + _CHUNK])  # a blocking pipe: each write is written whole
         status = 0
@@ -149,18 +159,18 @@ def _answer(read: Callable[[], SubmissionSource], fd: int, name: str) -> NoRetur
         os._exit(status)  # no atexit handler, no flush of the grader's buffers, no return into its code
 
 
-def _limit_memory() -> None:
+def limit_memory() -> None:
     """In the child: address space for :data:`READ_MEMORY_BYTES` more than the grader held when it forked."""
-    import resource  # Unix only, as forking here is
-
     try:
+        import resource  # Unix only, as forking here is
+
         with open("/proc/self/statm", encoding="ascii") as statm:
             held = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = held + READ_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, held + READ_MEMORY_BYTES)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (OSError, ValueError):
-        pass  # no /proc, or a limit that cannot be set: the deadline still holds
+    except (OSError, ValueError, ImportError):
+        pass  # no /proc, no resource module, or a limit that cannot be set: the deadline still holds
 
 
 def _receive(fd: int, deadline: float) -> bytes | None:
@@ -185,6 +195,17 @@ def _kill(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
+def too_slow(name: str, seconds: float) -> LoadFailed:
+    """The failure of a reading that ran out of time."""
+    return LoadFailed(msg("{file} is too large or too complex to grade: reading it took longer than {seconds} s",
+                          file=name, seconds=f"{seconds:g}"))
+
+
+def reader_stopped(name: str, how: str) -> LoadFailed:
+    """The failure of a reading whose child ended without an answer (``how``: ``signal SIGSEGV``, ``exit status 1``)."""
+    return LoadFailed(msg("{file} could not be read: the grader's reader stopped ({how})", file=name, how=how))
+
+
 def _ended(status: int) -> str:
     """How a child that gave no answer ended: ``signal SIGSEGV``, ``exit status 1``."""
     code = os.waitstatus_to_exitcode(status)
@@ -198,7 +219,7 @@ def _source_to_wire(source: SubmissionSource) -> dict:
             "notes": [to_wire(note) for note in source.notes], "real_path": source.real_path}
 
 
-def _result(answer: dict) -> SubmissionSource:
+def answer_result(answer: dict) -> SubmissionSource:
     """The child's answer as what ``read`` returned or raised."""
     if "source" in answer:
         fields = answer["source"]

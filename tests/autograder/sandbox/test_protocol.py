@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 from autograder import errors
 from autograder.inputs import RngSeed
-from autograder.sandbox import protocol
+from autograder.sandbox import protocol, wire_values
 
 REAL_DTYPES = st.sampled_from(["bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "float32", "float64", ">f8"])
 
@@ -75,9 +75,9 @@ def test_fortran_ordered_and_strided_arrays_round_trip():
 def test_values_round_trip_with_types_kept():
     arrays: list[np.ndarray] = []
     value = (np.ones(2, np.float32), np.float32(1.5), None, True, 3, 2.5, "causal", [1, (2, 3)], RngSeed(7))
-    node = protocol.encode_value(value, arrays, lambda v: v.seed if isinstance(v, RngSeed) else None)
+    node = wire_values.encode_value(value, arrays, lambda v: v.seed if isinstance(v, RngSeed) else None)
     message = _round_trip({"value": node}, arrays, protocol.Limits(kinds=protocol.ARGUMENT_KINDS))
-    back = protocol.decode_value(message.header["value"], message.arrays)
+    back = wire_values.decode_value(message.header["value"], message.arrays)
     assert isinstance(back, tuple) and len(back) == len(value)
     assert back[0].dtype == np.float32
     assert isinstance(back[1], np.float32) and back[1] == np.float32(1.5)
@@ -90,17 +90,17 @@ def test_values_round_trip_with_types_kept():
 @pytest.mark.parametrize("value", [{"a": 1}, object(), {1, 2}, b"bytes"])
 def test_unsendable_values_are_refused_before_sending(value):
     with pytest.raises(TypeError):
-        protocol.encode_value(value, [])
+        wire_values.encode_value(value, [])
 
 
 def test_results_are_one_array_or_a_flat_tuple_of_arrays():
     arrays: list[np.ndarray] = []
-    node = protocol.encode_result((np.ones(2), np.zeros(())), arrays)
-    back = protocol.decode_result(node, arrays)
+    node = wire_values.encode_result((np.ones(2), np.zeros(())), arrays)
+    back = wire_values.decode_result(node, arrays)
     assert isinstance(back, tuple) and [b.shape for b in back] == [(2,), ()]
     for forged in ({"t": "tuple", "v": [{"t": "tuple", "v": []}]}, 3.0, None, {"t": "rng", "seed": 1}, {"t": "array", "i": 5}):
         with pytest.raises(protocol.ProtocolError):
-            protocol.decode_result(forged, arrays)
+            wire_values.decode_result(forged, arrays)
 
 
 @pytest.mark.parametrize(
@@ -182,7 +182,7 @@ def test_worker_kinds_name_submission_error_types():
 
 
 def test_a_generator_travels_as_its_state_and_continues_the_same_stream():
-    from autograder.sandbox.protocol import decode_value, encode_value
+    from autograder.sandbox.wire_values import decode_value, encode_value
 
     generator = np.random.default_rng(7)
     generator.standard_normal(3)  # not at the start of the stream
@@ -193,7 +193,7 @@ def test_a_generator_travels_as_its_state_and_continues_the_same_stream():
 
 
 def test_generators_with_array_state_are_refused():
-    from autograder.sandbox.protocol import encode_value
+    from autograder.sandbox.wire_values import encode_value
 
     with pytest.raises(TypeError, match="MT19937"):
         encode_value(np.random.Generator(np.random.MT19937(1)), [])
