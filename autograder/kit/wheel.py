@@ -112,6 +112,7 @@ KIT_MODULES = (
     "autograder/submission/bounded.py",
     "autograder/submission/locate.py",
     "autograder/submission/notebook_code.py",
+    "autograder/submission/parse.py",
     "autograder/submission/spawned.py",
     "autograder/submission/stubs.py",
 )

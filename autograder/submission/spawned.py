@@ -60,7 +60,7 @@ class Reading:
         LoadFailed
             When it cannot be read, or does not parse.
         """
-        from autograder.grade.static_check import parse_source
+        from autograder.submission.parse import parse_source
 
         source = read_submission(self.path, self.module_file, self.notebook_file, self.functions, stubs=self.stubs,
                                  exclude=self.exclude)

@@ -89,3 +89,13 @@ def test_the_command_line_module_only_registers_the_verbs():
     assert functions == ["main", "run"]
     assert all(command.callback.__module__ != "autograder.cli" for command in autograder.cli.COMMANDS)
     assert set(autograder.cli.main.commands) == {command.name for command in autograder.cli.COMMANDS}
+
+
+#: The longest a module of the engine may be.
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_of_the_engine_is_over_the_limit():
+    long = {str(p.relative_to(PACKAGE_DIR)): n for p in PACKAGE_DIR.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
