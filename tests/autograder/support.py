@@ -149,3 +149,6 @@ def link_course_parts(folder, *, copy_suite: bool = False) -> None:
     else:
         (folder / "hidden_tests").symlink_to(ours.hidden_tests, target_is_directory=True)
     shutil.copytree(ours.releases, folder / "assignments", ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    secret = ours.course_file.parent / ".course_secret"
+    if secret.is_file():  # the same course grades alike: its secret too
+        shutil.copy(secret, folder / ".course_secret")

@@ -14,6 +14,7 @@ from autograder.build.markers import keep_solutions
 from autograder.config import Defaults, load_course
 from autograder.paths import SOLUTIONS_DIR
 from autograder import cli
+from autograder.commands import grade as grade_command
 from autograder.sandbox import headstart, isolation
 from autograder.sandbox.headstart import LaunchLimits
 from autograder.sandbox.isolation import Isolation
@@ -123,7 +124,7 @@ def test_grading_a_class_folder_discards_the_early_worker_before_the_batch(tmp_p
     started = started_from_plan(["grade", HW1.id, "class"])
     assert started is not None
     seen = []
-    monkeypatch.setattr(cli, "_grade_class", lambda *args: seen.append((early_worker(), started.alive())))
+    monkeypatch.setattr(grade_command, "_grade_class", lambda *args: seen.append((early_worker(), started.alive())))
     (tmp_path / "class" / "ada").mkdir(parents=True)
     result = CliRunner().invoke(cli.main, ["grade", HW1.id, str(tmp_path / "class"), "--batch"])
     assert result.exit_code == 0, result.output
