@@ -142,6 +142,7 @@ def test_the_secret_is_in_the_gradescope_zip_and_in_no_release_or_kit(course, tm
 def test_a_new_secret_makes_the_batch_grade_again(course):
     from autograder.batch.resume import grading_fingerprint
 
+    (course.parent / SECRET_FILE).unlink(missing_ok=True)  # a course without its secret yet
     before = grading_fingerprint(course, FIRST.id)
     new_secret(course)
     assert grading_fingerprint(course, FIRST.id) != before

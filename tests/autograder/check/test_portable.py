@@ -171,3 +171,30 @@ def test_the_portable_child_names_the_helper_that_was_running_when_stopped(start
     """)
     with pytest.raises(CallTimeout, match=r"general_score\(\) did not finish within 1 s: it was running dot_score\(\)"):
         submission.call("general_score", 1, 2)
+
+
+def test_the_child_of_a_check_killed_from_outside_stops_even_inside_an_endless_function(tmp_path):
+    """A notebook kernel restarted or a terminal closed mid-check: its portable child must not spin on."""
+    import subprocess
+
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent("""
+        import os, sys, threading, time
+        from autograder.check.portable import PortableSubmission
+        from autograder.config import Defaults
+
+        child = PortableSubmission("student", "def spin(x):\\n    while True:\\n        pass\\n",
+                                   Defaults(call_timeout_s=300.0, submission_timeout_s=600.0), filename="student.py")
+        child.start()
+        print(child.worker_pid, flush=True)
+        threading.Thread(target=child.call, args=("spin", 1), daemon=True).start()
+        time.sleep(1.0)  # the child is inside spin now
+        os._exit(0)  # the caller is gone without a word
+    """), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    worker = int(done.stdout.split()[0])
+    deadline = time.monotonic() + SLACK_S
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker)
