@@ -49,7 +49,8 @@ class CourseDirectory:
     hidden_tests : Path
         The hidden suites, one folder per assignment.
     reference : Path
-        The reference package (the oracle) the hidden suites compare with.
+        The reference package (the oracle) the hidden suites compare with: this project's, or the course's own
+        ``attn_reference/`` in a copy of the project's checkout.
     """
 
     course_file: Path
@@ -68,7 +69,9 @@ class CourseDirectory:
         hidden = root / HIDDEN_TESTS
         if not hidden.is_dir() and (root / CHECKOUT_HIDDEN_TESTS).is_dir():
             hidden = root / CHECKOUT_HIDDEN_TESTS
-        return cls(path, root / SOLUTIONS, root / RELEASES, hidden, paths.REFERENCE_DIR)
+        own_reference = root / paths.REFERENCE_DIR.name  # a copy of this project's checkout has its own
+        return cls(path, root / SOLUTIONS, root / RELEASES, hidden,
+                   own_reference if own_reference.is_dir() else paths.REFERENCE_DIR)
 
     @property
     def root(self) -> Path:

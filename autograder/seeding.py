@@ -63,11 +63,17 @@ def ensure_secret(course_file: Path) -> bytes:
     secret = course_secret(course_file)
     if secret is not None:
         return secret
+    path = Path(course_file).resolve().parent / SECRET_FILE
+    if path.is_file() and not path.read_text(encoding="utf-8").strip():
+        path.unlink()  # an empty secret is none: every seed would be fresh
     try:
         new_secret(course_file)
     except FileExistsError:  # another grader made it first
         pass
-    return course_secret(course_file) or b""
+    secret = course_secret(course_file)
+    if secret is None:
+        raise OSError(f"{path}: no course secret could be made")
+    return secret
 
 
 def new_secret(course_file: Path) -> Path:

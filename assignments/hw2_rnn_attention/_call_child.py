@@ -278,9 +278,37 @@ def _handle(module, header: dict, arrays: list) -> tuple[dict, list]:
     return _result(value)
 
 
+def _die_with_parent(poll_s: float = 0.5) -> None:
+    """Exit as soon as the caller is gone, even inside an endless student function (this file runs on its own in a
+    release folder, so it keeps its own copy of :func:`autograder.check.portable_worker.die_with_parent`)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        if os.name == "nt":
+            import ctypes
+
+            handle = ctypes.windll.kernel32.OpenProcess(0x00100000, False, parent)  # SYNCHRONIZE
+            if handle:
+                ctypes.windll.kernel32.WaitForSingleObject(handle, 0xFFFFFFFF)
+                os._exit(1)
+            return
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main() -> int:
-    """Serve calls on stdin and stdout until the caller closes the pipe; prints go to stderr."""
+    """Serve calls on stdin and stdout until the caller closes the pipe; prints go to stderr; ``input()`` reads nothing."""
+    _die_with_parent()
     requests, responses = os.dup(0), os.dup(1)
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
     os.dup2(2, 1)
     if os.name == "nt":
         import msvcrt

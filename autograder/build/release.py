@@ -17,6 +17,7 @@ from autograder.build.docstrings import TranslatedDocstrings, append_module_docs
 from autograder.build.markers import MarkerError, solution_regions, strip_solutions
 from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
 from autograder.build.translation_check import translation_problems
+from autograder.build.check_cells import with_check_cells
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
@@ -110,10 +111,10 @@ def step_stub_notebook(context: BuildContext) -> dict[str, str]:
         docstrings = None if language == SOURCE_LANGUAGE else context.docstrings[language].functions
         name = context.file_name(context.assignment.notebook, language)
         renames = {context.assignment.notebook: name} if name != context.assignment.notebook else None
-        notebooks[name] = render_notebook(
+        notebooks[name] = with_check_cells(render_notebook(
             context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames,
             due=context.assignment.due.isoformat(),
-        )
+        ), language)
     return notebooks
 
 

@@ -61,7 +61,8 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @click.option("--file-times", is_flag=True,
               help="Take submission times from file times (which unzip restores from the student's archive: untrusted).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Replay a grading run exactly: the seed its JSON result records (one submission; default: a fresh seed).")
+              help="Replay a grading run exactly: the seed its JSON result records (one submission; default: derived from "
+              "the course's secret and the code, so the same code gets the same grade).")
 @LANG_OPTION
 @SANDBOX_OPTION
 @common_options

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder.export.target import SEED_OPTION, ExportContext, ExportTarget
+from autograder.export.target import SEED_OPTION, require_engine_suites, ExportContext, ExportTarget
 from autograder.languages import localized_file_name
 
 #: Seconds a cell may run beyond the course's submission budget (kernel start, imports).
@@ -60,6 +60,7 @@ class NbgraderTarget(ExportTarget):
     extra = "nbgrader"
 
     def export(self, context: ExportContext, out: Path) -> list[Path]:
+        require_engine_suites(context, "nbgrader")
         from autograder.export.notebooks import graded_notebook
 
         defaults = context.course.defaults

@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.build.check_cells import CHECK_TAG
 from autograder.export.spec import GradingSpec
-from autograder.export.target import SEED_OPTION, ExportContext, ExportError, ExportTarget
+from autograder.export.target import SEED_OPTION, require_engine_suites, ExportContext, ExportError, ExportTarget
 from autograder.languages import localized_file_name
 from autograder.scoring import points_message
 
@@ -107,6 +108,7 @@ class OtterTarget(ExportTarget):
     extra = "otter"
 
     def export(self, context: ExportContext, out: Path) -> list[Path]:
+        require_engine_suites(context, "otter")
         from autograder.build import build_release
         from autograder.export.cases import hidden_cases
 
@@ -136,6 +138,7 @@ def student_notebooks(course, assignment, release: dict, folder: Path) -> list[P
         name = localized_file_name(assignment.notebook, language, course.languages[0])
         notebook = json.loads(release[name])
         notebook["metadata"]["otter"] = {"assignment_name": assignment.id}
+        notebook["cells"] = [c for c in notebook["cells"] if CHECK_TAG not in c["metadata"].get("tags", [])]  # otter has its own
         (folder / name).write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(folder / name)
     return written

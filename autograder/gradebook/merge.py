@@ -102,6 +102,7 @@ def merge_gradebooks(out: Path, inputs: list[Path]) -> MergeReport:
             else:
                 report.conflicts.append(f"{clean_name(row.student)} {row.assignment}: two different rows of the same "
                                         f"submission and grader ({held.score:g} and {row.score:g}); the first is kept")
+    _newest_current(out, {(row.student, row.assignment) for row in rows})
     with OverrideBook(out) as overrides:
         held = set(overrides.history())
         for override in (o for _, found in read.values() for o in found):
@@ -109,6 +110,18 @@ def merge_gradebooks(out: Path, inputs: list[Path]) -> MergeReport:
                 overrides.add(override)
                 held.add(override)
     return report
+
+
+def _newest_current(out: Path, keys: set[tuple[str, str]]) -> None:
+    """Make each merged student's current row the one graded last, whichever gradebook it came from (a row merged
+    after a newer one would otherwise be current only because it was written last)."""
+    history, _ = _history(out)
+    with Gradebook(out) as book:
+        for key in sorted(keys):
+            rows = [row for row in history if (row.student, row.assignment) == key]
+            newest, current = rows[-1], book.current_row(*key)  # history is oldest first
+            if current is not None and current.graded_at < newest.graded_at:
+                book.record(newest)  # written again, it is the latest row
 
 
 def main(out: Path, inputs: list[Path]) -> tuple[list[str], bool]:

@@ -137,7 +137,10 @@ def question_edits(course: Course, course_text: str, assignment_id: str, functio
 
 
 def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ScaffoldError(f"cannot read {path} ({error.strerror}): the scaffold adds the question to it") from None
 
 
 def question_file_edits(course: Course, assignment_id: str, module: str, function: str, parameters: tuple[str, ...],
@@ -145,6 +148,9 @@ def question_file_edits(course: Course, assignment_id: str, module: str, functio
     """The files of one question beside course.yml (the assignment's ``module`` among them): ``read`` gives each
     file's current text."""
     layout = course.layout
+    if not layout.reference.resolve().is_relative_to(layout.root.resolve()):
+        raise ScaffoldError(f"the reference of {layout.course_file} is the installed engine's ({layout.reference}): "
+                            "add questions in a checkout of the project, where attn_reference/ sits beside course.yml")
     reference_file = layout.reference / f"{function}.py"
     suite_file = layout.hidden_suite(assignment_id) / f"test_{function}.py"
     for path in (reference_file, suite_file):

@@ -58,5 +58,6 @@ def assignment_similarity(course, assignment, folder):
     from autograder.similarity.compare import similar_pairs
     from autograder.similarity.sources import class_sources, release_stub
 
-    sources = class_sources(course, assignment, folder)
-    return similar_pairs(sources, assignment.functions, release_stub(assignment)), sources
+    releases = course.layout.releases  # the course's own releases, not this project's
+    sources = class_sources(course, assignment, folder, releases)
+    return similar_pairs(sources, assignment.functions, release_stub(assignment, releases)), sources

@@ -5,16 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.errors import GraderError, SubmissionError
-from autograder.paths import ASSIGNMENTS_DIR
 
-
-def release_stub(assignment, releases_dir: Path = ASSIGNMENTS_DIR) -> str | None:
+def release_stub(assignment, releases_dir: Path) -> str | None:
     """The release's stub module of ``assignment`` (the starter code every student got), None when not built."""
     path = Path(releases_dir) / assignment.id / assignment.module
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def class_sources(course, assignment, folder: Path, releases_dir: Path = ASSIGNMENTS_DIR) -> dict[str, str]:
+def class_sources(course, assignment, folder: Path, releases_dir: Path | None = None) -> dict[str, str]:
     """``{student: module source}`` of the class folder's entries that can be read and parse.
 
     Each is read by :func:`autograder.grade.run.read_and_parse`, with its bounds (size, time,
@@ -25,7 +23,8 @@ def class_sources(course, assignment, folder: Path, releases_dir: Path = ASSIGNM
     from autograder.grade.run import read_and_parse
     from autograder.submission.stubs import release_stubs
 
-    stubs = release_stubs(Path(releases_dir) / assignment.id, assignment.module, assignment.notebook, assignment.functions)
+    releases_dir = course.layout.releases if releases_dir is None else Path(releases_dir)
+    stubs = release_stubs(releases_dir / assignment.id, assignment.module, assignment.notebook, assignment.functions)
     sources = {}
     for entry in list_entries(Path(folder)):
         try:

@@ -85,7 +85,12 @@ def test_build_writes_the_other_courses_release_beside_it_in_english_only(other)
     _cli("--course", str(other), "build", "--check-only", FIRST.id)
 
 
-@pytest.mark.parametrize("target", ["github", "nbgrader"])
+def test_an_in_kernel_export_of_a_course_with_its_own_suites_is_refused(other, tmp_path):
+    done = CliRunner().invoke(main, ["--course", str(other), "export", "nbgrader", FIRST.id, "--out", str(tmp_path / "n")])
+    assert done.exit_code != 0 and "hidden tests of the installed attn-course" in done.output
+
+
+@pytest.mark.parametrize("target", ["github"])
 def test_an_export_ships_the_other_courses_files(other, tmp_path, target):
     out = tmp_path / target
     _cli("--course", str(other), "export", target, FIRST.id, "--out", str(out))

@@ -129,3 +129,21 @@ def test_the_docs_github_matrix_run_locally_merges_into_what_one_batch_gives(tmp
     assert len(shards) == len(matrix["shard"]) and sum(len(_rows(s)) for s in shards) == len(one)  # each student once
     again = merge_gradebooks(repo / "gradebook.sqlite3", shards)
     assert again.added == 0 and _rows(repo / "gradebook.sqlite3") == one
+
+
+def test_a_row_merged_after_a_newer_one_does_not_become_current(tmp_path):
+    """Merging the newer shard first, then an older grade of the same student, keeps the newer grade current."""
+    from autograder.gradebook.merge import merge_gradebooks
+    from autograder.gradebook.store import Gradebook
+    from tests.autograder.gradebook.test_store import make_row
+
+    newer, older = tmp_path / "newer.sqlite3", tmp_path / "older.sqlite3"
+    with Gradebook(newer) as book:
+        book.record(make_row(student="ada", score=9.0, graded_at="2027-03-10T10:00:00+00:00", content_hash="b" * 64))
+    with Gradebook(older) as book:
+        book.record(make_row(student="ada", score=3.0, graded_at="2027-03-10T09:00:00+00:00", content_hash="a" * 64))
+    out = tmp_path / "out.sqlite3"
+    merge_gradebooks(out, [newer])
+    merge_gradebooks(out, [older])
+    with Gradebook(out) as book:
+        assert book.current_row("ada", make_row().assignment).score == 9.0
