@@ -21,9 +21,11 @@ from autograder.check.api import CheckReport, check_submission, format_check
 from autograder.check.kernel_source import kernel_source
 from autograder.check.release import Release, find_release
 from autograder.check.runner import CheckRunner
+from autograder.errors import GraderError
 from autograder.escape import html_text
 from autograder.grade.report import by_message
 from autograder.i18n import msg, render
+from autograder.languages import SOURCE_LANGUAGE
 
 @dataclasses.dataclass
 class _Session:
@@ -34,6 +36,9 @@ class _Session:
 
 
 _session: list[_Session] = []
+#: What ``check`` says in a notebook opened outside its assignment folder.
+NOT_IN_FOLDER = msg("These checks run in the assignment folder (where release.json is): open the notebook from the folder "
+                    "you were given, then run this cell again.")
 
 
 def _current(folder: Path) -> _Session:
@@ -41,8 +46,9 @@ def _current(folder: Path) -> _Session:
         from autograder.check.release import read_manifest
 
         manifest = read_manifest(folder)
-        assignment = manifest.assignment_id if manifest is not None else ""
-        release = find_release(assignment, folder, None, folder)
+        if manifest is None:
+            raise GraderError(render(NOT_IN_FOLDER, SOURCE_LANGUAGE))
+        release = find_release(manifest.assignment_id, folder, None, folder)
         _session[:] = [_Session(release, CheckRunner("portable", keep=True))]
     return _session[0]
 
@@ -84,8 +90,16 @@ def html_table(report: CheckReport, language: str = "en") -> str:
 
 
 def check(name: str | None = None) -> None:
-    """Run the public checks of ``name`` (or all) on the notebook's live definitions and show the result."""
-    report = check_here(name)
+    """Run the public checks of ``name`` (or all) on the notebook's live definitions and show the result.
+
+    Never raises for what the student can fix: a notebook opened outside its assignment folder, say, prints what
+    to do (the notebook keeps running top to bottom).
+    """
+    try:
+        report = check_here(name)
+    except GraderError as error:  # its message says what to do
+        print(error)
+        return
     try:
         from IPython import get_ipython
         from IPython.display import HTML, display

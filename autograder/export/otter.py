@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.build.check_cells import CHECK_TAG
 from autograder.export.spec import GradingSpec
 from autograder.export.target import SEED_OPTION, require_engine_suites, ExportContext, ExportError, ExportTarget
 from autograder.languages import localized_file_name
@@ -132,6 +131,8 @@ class OtterTarget(ExportTarget):
 
 def student_notebooks(course, assignment, release: dict, folder: Path) -> list[Path]:
     """The release's notebook in every language of the course (``scaled_attention.zh.ipynb`` too), named for otter."""
+    from autograder.build.check_cells import CHECK_TAG  # here: grading on the platform never imports the builder
+
     folder.mkdir()
     written = []
     for language in course.languages:

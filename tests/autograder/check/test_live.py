@@ -104,3 +104,12 @@ def test_in_a_real_kernel_one_import_cell_then_check_after_the_function(tmp_path
     shown = [json.dumps(output.get("data", {})) for cell in notebook.cells[2::2] for output in cell.outputs]
     assert "softmax" in shown[0] and "pass" in shown[0] and "FAIL" not in shown[0]
     assert "causal_mask() did not finish within" in shown[1]
+
+
+def test_check_in_a_notebook_opened_outside_its_folder_says_where_to_run_it_and_raises_nothing(tmp_path, monkeypatch, capsys):
+    from autograder.check import live
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(live, "_session", [])
+    live.check("softmax")
+    assert "release.json" in capsys.readouterr().out
