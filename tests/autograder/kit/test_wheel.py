@@ -202,13 +202,12 @@ def _metadata_requirements() -> list:
 
 
 @pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
-def test_the_kit_requires_the_same_on_every_os_and_bubblewrap_only_as_an_extra(platform):
+def test_the_kit_requires_the_same_on_every_os_and_nothing_platform_specific(platform):
     environment = {"sys_platform": platform}
     requirements = _metadata_requirements()
     needed = [r.name for r in requirements if r.marker is None or r.marker.evaluate({**environment, "extra": ""})]
-    assert needed == list(KIT_DEPENDENCIES)
-    with_sandbox = [r.name for r in requirements if r.marker is not None and r.marker.evaluate({**environment, "extra": "sandbox"})]
-    assert with_sandbox == (list(KIT_EXTRAS["sandbox"]) if platform == "linux" else [])
+    assert needed == list(KIT_DEPENDENCIES) and KIT_EXTRAS == {}
+    assert [r for r in requirements if r.marker is not None or "bubblewrap" in r.name] == []
     assert not [name for name in kit_files() if name.endswith((".so", ".pyd", ".dll", ".dylib", ".exe"))]
 
 
