@@ -278,9 +278,13 @@ def _handle(module, header: dict, arrays: list) -> tuple[dict, list]:
     return _result(value)
 
 
-def _die_with_parent(poll_s: float = 0.5) -> None:
-    """Exit as soon as the caller is gone, even inside an endless student function (this file runs on its own in a
-    release folder, so it keeps its own copy of :func:`autograder.check.portable_worker.die_with_parent`)."""
+def die_with_parent(poll_s: float = 0.5) -> None:
+    """Exit as soon as the caller is gone, even inside an endless student function (a daemon thread).
+
+    A check killed from outside (Ctrl-C twice, a restarted notebook kernel, a closed terminal) cannot stop its
+    child itself: without this, an endless function would spin on the student's machine. The portable worker
+    (:mod:`autograder.check.portable_worker`) uses it too; here it also runs from a release folder, on its own.
+    """
     import threading
     import time
 
@@ -304,7 +308,7 @@ def _die_with_parent(poll_s: float = 0.5) -> None:
 
 def main() -> int:
     """Serve calls on stdin and stdout until the caller closes the pipe; prints go to stderr; ``input()`` reads nothing."""
-    _die_with_parent()
+    die_with_parent()
     requests, responses = os.dup(0), os.dup(1)
     empty = os.open(os.devnull, os.O_RDONLY)
     os.dup2(empty, 0)

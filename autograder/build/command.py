@@ -17,20 +17,19 @@ def _assignment_ids(course, ids: tuple[str, ...]) -> list[str]:
     return [course.assignment(i).id for i in ids] if ids else [a.id for a in course.assignments]
 
 
-def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict, draft: bool) -> tuple[list[str], list[str]]:
-    """``(problems, warnings)`` of one assignment: drift from a fresh build, leaks, a question without its reference,
-    hidden tests or own mistakes, scaffolded TODOs and untranslated text, each naming the file to edit."""
+def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict) -> tuple[list[str], list[str]]:
+    """``(problems, warnings)`` of one assignment whose masters build: drift from a fresh build, leaks, a question
+    without its reference, hidden tests or own mistakes, each naming the file to edit (the TODOs left come first,
+    see :func:`autograder.build.todo.todo_problems`)."""
     from autograder.build import release_drift
     from autograder.build.authoring import authoring_problems, mistake_warnings
     from autograder.build.leaks import find_leaks
-    from autograder.build.todo import todo_problems
 
     layout, assignment = course.layout, course.assignment(assignment_id)
     problems = release_drift(files, layout.release(assignment_id))
     problems += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
     problems += authoring_problems(assignment, layout.hidden_tests)
-    errors, warnings = todo_problems(layout, assignment, draft=draft)
-    return problems + errors, warnings + mistake_warnings(assignment)
+    return problems, mistake_warnings(assignment)
 
 
 def _catalogs(ctx: click.Context, course, check_only: bool) -> list[str]:
@@ -78,7 +77,8 @@ def build(ctx: click.Context, assignment_ids: tuple[str, ...], check_only: bool,
     for assignment_id in _assignment_ids(course, assignment_ids):
         problems, warnings = todo_problems(layout, course.assignment(assignment_id), draft=draft)
         if check_only and not problems:  # with TODOs left the masters may not even run: those come first
-            problems, warnings = authoring_gate(course, assignment_id, build_release(course, assignment_id), forbidden, draft)
+            gate, gate_warnings = authoring_gate(course, assignment_id, build_release(course, assignment_id), forbidden)
+            problems, warnings = gate, warnings + gate_warnings
         for warning in warnings:
             click.echo(f"warning: {assignment_id}: {warning}", err=True)
         failed += [f"{assignment_id}: {line}" for line in problems]

@@ -35,40 +35,10 @@ def protocol_fds() -> tuple[int, int]:
     return requests, responses
 
 
-#: How often the worker looks whether its caller is still there (POSIX).
-PARENT_POLL_S = 0.5
-
-
-def die_with_parent(poll_s: float = PARENT_POLL_S) -> None:
-    """Exit as soon as the caller is gone, even while the student's code loops forever (a daemon thread).
-
-    A check killed from outside (Ctrl-C twice, a restarted notebook kernel, a closed terminal) cannot
-    stop its child itself: without this, an endless function would spin on the student's machine.
-    """
-    import threading
-    import time
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        if os.name == "nt":
-            import ctypes
-
-            kernel32 = ctypes.windll.kernel32
-            handle = kernel32.OpenProcess(0x00100000, False, parent)  # SYNCHRONIZE: wait for it to end
-            if handle:
-                kernel32.WaitForSingleObject(handle, 0xFFFFFFFF)
-                os._exit(1)
-            return
-        while os.getppid() == parent:
-            time.sleep(poll_s)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 def main() -> int:
     """Serve one caller until it closes the request pipe (or is gone)."""
+    from autograder.check.call_child import die_with_parent
+
     die_with_parent()
     requests, responses = protocol_fds()
     from autograder.sandbox.worker import serve_one

@@ -45,6 +45,7 @@ KIT_MODULES = (
     "autograder/student_text.py",
     "autograder/check/__init__.py",
     "autograder/check/api.py",
+    "autograder/check/call_child.py",
     "autograder/check/checklib.py",
     "autograder/check/command.py",
     "autograder/check/kernel_source.py",

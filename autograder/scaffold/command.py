@@ -16,6 +16,31 @@ def _update_catalogs(languages: tuple[str, ...]) -> list:
     return [update_language(language)[0] for language in languages if language != SOURCE_LANGUAGE]
 
 
+def _scaffold(ctx: click.Context, make_edits, next_step: str) -> None:
+    """Write what ``make_edits(course, course_text)`` returns, bring the catalogs in step, say what was written."""
+    from autograder.config import load_course
+    from autograder.scaffold.question import ScaffoldError, write_edits
+
+    path = course_file(ctx)
+    try:
+        edits = make_edits(load_course(path), path.read_text(encoding="utf-8"))
+        written = write_edits(edits)
+    except ScaffoldError as error:
+        raise CourseCommandError(str(error)) from None
+    load_course.cache_clear()
+    catalogs = _update_catalogs(load_course(path).languages)
+    if not is_quiet(ctx):
+        for edit, where in zip(edits, written):
+            click.echo(f"{'created' if edit.new else 'added to'} {where}")
+        for catalog in catalogs:
+            click.echo(f"updated {catalog} (generated: the new hidden tests' references)")
+        click.echo(f"Next: fill every TODO (grep -n TODO {' '.join(str(w) for w in written)}), then {next_step}.")
+
+
+def _parameters(arguments: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in arguments.split(",") if p.strip())
+
+
 @click.group(name="new")
 @common_options
 def new() -> None:
@@ -38,26 +63,11 @@ def question(ctx: click.Context, assignment_id: str, function: str, arguments: s
     Every place to fill says TODO (untranslated text: TODO(translate)); `attn-course build --check-only`
     names each one left, with its file.
     """
-    from autograder.config import load_course
-    from autograder.scaffold.question import ScaffoldError, question_edits, write_edits
+    from autograder.scaffold.question import question_edits
 
-    path = course_file(ctx)
-    parameters = tuple(p.strip() for p in arguments.split(",") if p.strip())
-    try:
-        edits = question_edits(load_course(path), path.read_text(encoding="utf-8"), assignment_id, function,
-                               parameters, points)
-        written = write_edits(edits)
-    except ScaffoldError as error:
-        raise CourseCommandError(str(error)) from None
-    load_course.cache_clear()
-    catalogs = _update_catalogs(load_course(path).languages)
-    if not is_quiet(ctx):
-        for catalog in catalogs:
-            click.echo(f"updated {catalog} (generated: the new hidden tests' references)")
-        for edit, where in zip(edits, written):
-            click.echo(f"{'created' if edit.new else 'added to'} {where}")
-        click.echo(f"Next: fill every TODO (grep -n TODO {' '.join(str(w) for w in written)}), "
-                   f"then run `attn-course build {assignment_id}` and `make test`.")
+    _scaffold(ctx, lambda course, text: question_edits(course, text, assignment_id, function, _parameters(arguments),
+                                                       points),
+              f"run `attn-course build --check-only`, `attn-course build {assignment_id}` and `make test`")
 
 
 @new.command(name="assignment")
@@ -76,24 +86,9 @@ def assignment(ctx: click.Context, assignment_id: str, module: str, function: st
     notebook, public tests and cases, translations, and the question's files as `new question` writes them.
     Add more questions with `attn-course new question ID FUNCTION`.
     """
-    from autograder.config import load_course
     from autograder.scaffold.assignment import assignment_edits
-    from autograder.scaffold.question import ScaffoldError, write_edits
 
-    path = course_file(ctx)
-    parameters = tuple(p.strip() for p in arguments.split(",") if p.strip())
-    try:
-        edits = assignment_edits(load_course(path), path.read_text(encoding="utf-8"), assignment_id, module, function,
-                                 parameters, points, title)
-        written = write_edits(edits)
-    except ScaffoldError as error:
-        raise CourseCommandError(str(error)) from None
-    load_course.cache_clear()
-    catalogs = _update_catalogs(load_course(path).languages)
-    if not is_quiet(ctx):
-        for edit, where in zip(edits, written):
-            click.echo(f"{'created' if edit.new else 'added to'} {where}")
-        for catalog in catalogs:
-            click.echo(f"updated {catalog} (generated)")
-        click.echo(f"Next: fill every TODO (the title and due date in course.yml too), then run "
-                   f"`attn-course build --check-only` and `attn-course build {assignment_id}`.")
+    _scaffold(ctx, lambda course, text: assignment_edits(course, text, assignment_id, module, function,
+                                                         _parameters(arguments), points, title),
+              f"set the title and due date in course.yml, run `attn-course build --check-only` and "
+              f"`attn-course build {assignment_id}`")

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from autograder.cli import main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
-from autograder.export import TARGETS, ExportContext
+from autograder.export import ExportContext
 from autograder.export.cases import hidden_cases
 from autograder.export.gradescope import write_zip
 from autograder.layout import CourseDirectory
@@ -116,7 +116,6 @@ def test_the_gradescope_zip_carries_the_other_courses_suite_and_release(other, t
         names = archive.namelist()
         assert f"hidden_tests/{FIRST.id}/test_other.py" in names
         assert MARKED_PROSE in archive.read(f"assignments/{FIRST.id}/{FIRST.notebook}").decode()
-    assert TARGETS["gradescope"].name == "gradescope"
 
 
 def test_grading_with_the_other_course_runs_its_hidden_suite(other, tmp_path):
