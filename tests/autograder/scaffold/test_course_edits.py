@@ -32,7 +32,7 @@ COURSE_DEPENDENT = (
     "tests/autograder/test_course_check.py",
     "tests/autograder/export/test_runtime.py",
     "tests/autograder/export/test_cases.py",
-    "tests/autograder/grade/test_report.py",
+    "tests/autograder/report/test_text.py",
     "tests/benchmarks/test_diagnosis_coverage.py",
 )
 #: Of the slower course-dependent tests, those that read the first assignment's questions and points.

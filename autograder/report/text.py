@@ -1,6 +1,6 @@
 """Render a :class:`GradeResult` as text, JSON, Gradescope ``results.json`` or JUnit XML.
 
-The formats are held as data in :data:`autograder.grade.formats.FORMATS`, the one registry
+The formats are held as data in :data:`autograder.report.formats.FORMATS`, the one registry
 the command line, the gradebook's feedback files and the exports derive from; each renders
 a pure function of the result and a language. What students read (labels, messages, hints,
 descriptions) comes from the message catalog in that language (:mod:`autograder.i18n`); ids,
