@@ -1,0 +1,102 @@
+"""What the review page shows, apart from the web: the answers of a question in a fixed anonymous order.
+
+Answers are ordered by a digest of assignment, question and student (the same order every run, so
+a reload or a second TA meets the same sequence; never alphabetical, so the order gives no one
+away) and known to the page by a key derived the same way: the student's id reaches the page
+only when the TA asks for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.written.store import WrittenBook, WrittenRow
+
+#: Longest comment a TA may save, in characters.
+MAX_COMMENT_CHARS = 5000
+
+
+def answer_key(assignment: str, question: str, student: str) -> str:
+    """The key the page knows an answer by: it names the answer, not the student."""
+    return hashlib.sha256(f"{assignment}\0{question}\0{student}".encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Place:
+    """One answer in its question's sequence: the row, its position (1-based), the whole count, its neighbours' keys."""
+
+    row: WrittenRow
+    key: str
+    position: int
+    total: int
+    previous: str | None
+    next: str | None
+
+
+class Review:
+    """The review of one assignment's written answers in a gradebook file."""
+
+    def __init__(self, course, assignment_id: str, gradebook_path: Path, who: str):
+        self.course = course
+        self.assignment = course.assignment(assignment_id)
+        self.book = WrittenBook(gradebook_path)
+        self.who = who
+
+    def close(self) -> None:
+        self.book.__exit__()
+
+    def question(self, question_id: str):
+        """The written question with this id, or None."""
+        return next((q for q in self.assignment.written if q.id == question_id), None)
+
+    def ordered(self, question_id: str) -> list[tuple[str, WrittenRow]]:
+        """``(key, row)`` of every answer to the question, in the review's order."""
+        keyed = [(answer_key(self.assignment.id, question_id, r.student), r)
+                 for r in self.book.rows(self.assignment.id, question_id)]
+        return sorted(keyed, key=lambda pair: pair[0])
+
+    def progress(self) -> list[tuple[object, int, int]]:
+        """``(question, graded, answers)`` of every written question, in course order."""
+        rows = self.book.rows(self.assignment.id)
+        return [(q, sum(r.graded for r in rows if r.question == q.id), sum(r.question == q.id for r in rows))
+                for q in self.assignment.written]
+
+    def place(self, question_id: str, key: str | None, ungraded: bool) -> Place | None:
+        """The answer ``key`` (the first one shown when None) and its neighbours under the filter; None when none fits."""
+        ordered = self.ordered(question_id)
+        keys = [k for k, _ in ordered]
+        shown = [(k, r) for k, r in ordered if not ungraded or not r.graded or k == key]
+        if key is None:
+            shown = [(k, r) for k, r in shown if not ungraded or not r.graded]
+            if not shown:
+                return None
+            key = shown[0][0]
+        if key not in keys:
+            return None
+        at = [k for k, _ in shown].index(key)
+        return Place(ordered[keys.index(key)][1], key, keys.index(key) + 1, len(keys),
+                     shown[at - 1][0] if at > 0 else None, shown[at + 1][0] if at + 1 < len(shown) else None)
+
+    def student_of(self, question_id: str, key: str) -> str | None:
+        """The student whose answer ``key`` is (None for an unknown key)."""
+        return next((r.student for k, r in self.ordered(question_id) if k == key), None)
+
+    def save(self, question_id: str, key: str, items, comment: str, version: int) -> WrittenRow:
+        """Keep the TA's grade of answer ``key`` (see :meth:`~autograder.written.store.WrittenBook.save`).
+
+        Raises
+        ------
+        ValueError
+            When the question, the key or an item is unknown, or the comment is too long.
+        StaleSave
+            When the answer moved past ``version`` meanwhile.
+        """
+        question = self.question(question_id)
+        student = self.student_of(question_id, key) if question else None
+        if student is None:
+            raise ValueError("unknown answer")
+        if any(question.item(i) is None for i in items) or len(comment) > MAX_COMMENT_CHARS:
+            raise ValueError("unknown rubric item or comment too long")
+        return self.book.save(student, self.assignment.id, question_id, items, comment, version, self.who)
