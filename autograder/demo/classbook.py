@@ -88,7 +88,7 @@ def show_classbook(course, course_file: Path, gradebook_path: Path, out_dir: Pat
     assignment = course.assignment(ASSIGNMENT)
     lines = [override(course, gradebook_path, OVERRIDDEN, ASSIGNMENT, score=assignment.max_points - 1, who="demo",
                       reason="graded by hand: a one-character typo in a def line")]
-    rows, _ = current_rows(gradebook_path)
+    rows, _ = current_rows(gradebook_path, course=course)
     lines += write_lms_files(course, course_file, rows, None, canvas=Path(out_dir) / "canvas.csv",
                              moodle=Path(out_dir) / "moodle.csv")
     sections, flagged = similarity_sections(course, ASSIGNMENT, Path(out_dir) / "class" / ASSIGNMENT)

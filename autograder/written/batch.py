@@ -2,7 +2,7 @@
 
 The grading process (:mod:`autograder.batch.worker`, trusted code) adds ``written`` to its JSON answer:
 one ``{question, text, answered, source}`` per written question. The batch stores them in the
-gradebook's ``written`` table beside the row (:mod:`autograder.written.store`).
+gradebook's ``written`` table beside the row (:mod:`autograder.gradebook.written`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def store_payload(gradebook_path: Path, assignment, student: str, answer: dict |
     """Keep the written answers a grading process sent for ``student`` (nothing when it sent none)."""
     if not assignment.written or not isinstance(answer, dict) or WRITTEN_KEY not in answer:
         return
-    from autograder.written.store import WrittenBook
+    from autograder.gradebook.written import WrittenBook
 
     answers = _answers(answer[WRITTEN_KEY], {q.id for q in assignment.written})
     with WrittenBook(gradebook_path) as book:

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.written.store import WrittenBook, WrittenRow
+from autograder.gradebook.written import WrittenBook, WrittenRow
 
 #: Longest comment a TA may save, in characters.
 MAX_COMMENT_CHARS = 5000
@@ -84,7 +84,7 @@ class Review:
         return next((r.student for k, r in self.ordered(question_id) if k == key), None)
 
     def save(self, question_id: str, key: str, items, comment: str, version: int) -> WrittenRow:
-        """Keep the TA's grade of answer ``key`` (see :meth:`~autograder.written.store.WrittenBook.save`).
+        """Keep the TA's grade of answer ``key`` (see :meth:`~autograder.gradebook.written.WrittenBook.save`).
 
         Raises
         ------

@@ -20,7 +20,7 @@ from autograder.errors import GraderError
 from autograder.escape import json_data
 from autograder.i18n import msg, render
 from autograder.written.pages import answer_page, empty_page, link
-from autograder.written.store import StaleSave
+from autograder.gradebook.written import StaleSave
 
 STATIC = Path(__file__).resolve().parent / "static"
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "

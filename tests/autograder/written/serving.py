@@ -8,7 +8,7 @@ from autograder.config import load_course
 from autograder.gradebook.store import Gradebook
 from autograder.written.extract import Answer
 from autograder.written.review import answer_key
-from autograder.written.store import WrittenBook
+from autograder.gradebook.written import WrittenBook
 
 COURSE = load_course()
 ASSIGNMENT = next(a for a in COURSE.assignments if a.written)

@@ -9,7 +9,7 @@ import pytest
 from autograder.config import load_course
 from autograder.written.batch import answers_payload, store_payload
 from autograder.written.extract import Answer
-from autograder.written.store import StaleSave, WrittenBook
+from autograder.gradebook.written import StaleSave, WrittenBook
 
 COURSE = load_course()
 ASSIGNMENT = next(a for a in COURSE.assignments if a.written)
