@@ -78,6 +78,7 @@ class WrittenBook:
         self._connection = sqlite3.connect(Path(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                            check_same_thread=False)
         self._connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._connection.execute("PRAGMA synchronous = NORMAL")  # as the gradebook's own: WAL keeps a commit safe
         self._connection.executescript(SCHEMA)
 
     def __enter__(self) -> "WrittenBook":
@@ -113,6 +114,18 @@ class WrittenBook:
             f"SELECT {', '.join(_COLUMNS)} FROM written WHERE (? IS NULL OR assignment = ?) AND (? IS NULL OR question = ?) "
             "ORDER BY assignment, question, student", (assignment, assignment, question, question))
         return [_row(values) for values in cursor.fetchall()]
+
+    def progress(self, assignment: str) -> dict[str, tuple[int, int]]:
+        """``{question: (answers graded, answers)}`` of ``assignment``, counted by SQLite."""
+        cursor = self._connection.execute(
+            "SELECT question, SUM(graded), COUNT(*) FROM written WHERE assignment = ? GROUP BY question", (assignment,))
+        return {question: (int(graded or 0), int(total)) for question, graded, total in cursor.fetchall()}
+
+    def graded_flags(self, assignment: str, question: str) -> list[tuple[str, bool]]:
+        """``(student, graded)`` of every answer to ``question``: what ordering and filtering need, without the texts."""
+        cursor = self._connection.execute("SELECT student, graded FROM written WHERE assignment = ? AND question = ?",
+                                          (assignment, question))
+        return [(student, bool(graded)) for student, graded in cursor.fetchall()]
 
     def store_answers(self, student: str, assignment: str, answers) -> None:
         """Keep the extracted ``answers`` (:class:`~autograder.written.extract.Answer`) of one submission, at once.

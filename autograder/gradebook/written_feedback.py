@@ -15,6 +15,11 @@ from autograder.languages import SOURCE_LANGUAGE
 TITLE = msg("Written answers (graded by people)")
 
 
+def _total(row, language: str) -> str:
+    return render(msg("Total with the written answers: {score} of {points} points", score=f"{row.score:g}",
+                      points=f"{row.max_score:g}"), language)
+
+
 def _text_in(texts, language: str) -> str:
     return texts.get(language) or texts.get(SOURCE_LANGUAGE) or "" if isinstance(texts, dict) else ""
 
@@ -49,7 +54,7 @@ def written_text(row, language: str) -> str:
         lines.append(terminal_text(f"  {heading}"))
         lines += [terminal_text(f"    [{'x' if applied else ' '}] {text}") for applied, text in items]
         lines += [terminal_text(f"    {comment}")] if comment else []
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, terminal_text(_total(row, language))]) + "\n"
 
 
 def written_html(row, language: str) -> str:
@@ -65,7 +70,7 @@ def written_html(row, language: str) -> str:
         parts.append(f'<section class="question written"><h3>{html_text(heading)}</h3>'
                      + (f"<ul>{listed}</ul>" if listed else "") + (f"<pre>{html_text(comment)}</pre>" if comment else "")
                      + "</section>")
-    return "\n".join(parts)
+    return "\n".join([*parts, f'<p class="score">{html_text(_total(row, language))}</p>'])
 
 
 def with_written(format_name: str, text: str, row, language: str) -> str:

@@ -47,9 +47,8 @@ def _rubric(question, applied, language: str) -> str:
     return f'<ol class="rubric">{"".join(items)}</ol>'
 
 
-def _who(review, question_id: str, place, language: str) -> str:
-    student = review.student_of(question_id, place.key)
-    return _say(msg("Student: {student}", student=student), language)
+def _who(place, language: str) -> str:
+    return _say(msg("Student: {student}", student=place.row.student), language)
 
 
 def answer_page(review, base: str, question, place, ungraded: bool, reveal: bool, language: str) -> str:
@@ -57,7 +56,7 @@ def answer_page(review, base: str, question, place, ungraded: bool, reveal: bool
     row = place.row
     nav = {name: html_text(link(base, question.id, key, ungraded, reveal)) if key else ""
            for name, key in (("next", place.next), ("previous", place.previous))}
-    who = _who(review, question.id, place, language) if reveal else _say(
+    who = _who(place, language) if reveal else _say(
         msg("Answer {position} of {total} (student hidden: press s to show)", position=place.position, total=place.total),
         language)
     answer = f'<pre class="answer" id="answer">{html_text(row.answer)}</pre>' if row.answered else \

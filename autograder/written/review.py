@@ -43,6 +43,7 @@ class Review:
         self.assignment = course.assignment(assignment_id)
         self.book = WrittenBook(gradebook_path)
         self.who = who
+        self._keys: dict[tuple[str, str], str] = {}
 
     def close(self) -> None:
         self.book.__exit__()
@@ -51,37 +52,43 @@ class Review:
         """The written question with this id, or None."""
         return next((q for q in self.assignment.written if q.id == question_id), None)
 
-    def ordered(self, question_id: str) -> list[tuple[str, WrittenRow]]:
-        """``(key, row)`` of every answer to the question, in the review's order."""
-        keyed = [(answer_key(self.assignment.id, question_id, r.student), r)
-                 for r in self.book.rows(self.assignment.id, question_id)]
-        return sorted(keyed, key=lambda pair: pair[0])
+    def _key(self, question_id: str, student: str) -> str:
+        found = self._keys.get((question_id, student))
+        if found is None:
+            found = self._keys[(question_id, student)] = answer_key(self.assignment.id, question_id, student)
+        return found
+
+    def ordered(self, question_id: str) -> list[tuple[str, str, bool]]:
+        """``(key, student, graded)`` of every answer to the question, in the review's order."""
+        keyed = [(self._key(question_id, student), student, graded)
+                 for student, graded in self.book.graded_flags(self.assignment.id, question_id)]
+        return sorted(keyed)
 
     def progress(self) -> list[tuple[object, int, int]]:
         """``(question, graded, answers)`` of every written question, in course order."""
-        rows = self.book.rows(self.assignment.id)
-        return [(q, sum(r.graded for r in rows if r.question == q.id), sum(r.question == q.id for r in rows))
-                for q in self.assignment.written]
+        counts = self.book.progress(self.assignment.id)
+        return [(q, *counts.get(q.id, (0, 0))) for q in self.assignment.written]
 
     def place(self, question_id: str, key: str | None, ungraded: bool) -> Place | None:
         """The answer ``key`` (the first one shown when None) and its neighbours under the filter; None when none fits."""
         ordered = self.ordered(question_id)
-        keys = [k for k, _ in ordered]
-        shown = [(k, r) for k, r in ordered if not ungraded or not r.graded or k == key]
+        keys = [k for k, _, _ in ordered]
+        shown = [k for k, _, graded in ordered if not ungraded or not graded or k == key]
         if key is None:
-            shown = [(k, r) for k, r in shown if not ungraded or not r.graded]
+            shown = [k for k, _, graded in ordered if not ungraded or not graded]
             if not shown:
                 return None
-            key = shown[0][0]
+            key = shown[0]
         if key not in keys:
             return None
-        at = [k for k, _ in shown].index(key)
-        return Place(ordered[keys.index(key)][1], key, keys.index(key) + 1, len(keys),
-                     shown[at - 1][0] if at > 0 else None, shown[at + 1][0] if at + 1 < len(shown) else None)
+        at, position = shown.index(key), keys.index(key)
+        row = self.book.row(ordered[position][1], self.assignment.id, question_id)
+        return Place(row, key, position + 1, len(keys), shown[at - 1] if at > 0 else None,
+                     shown[at + 1] if at + 1 < len(shown) else None)
 
     def student_of(self, question_id: str, key: str) -> str | None:
         """The student whose answer ``key`` is (None for an unknown key)."""
-        return next((r.student for k, r in self.ordered(question_id) if k == key), None)
+        return next((student for k, student, _ in self.ordered(question_id) if k == key), None)
 
     def save(self, question_id: str, key: str, items, comment: str, version: int) -> WrittenRow:
         """Keep the TA's grade of answer ``key`` (see :meth:`~autograder.gradebook.written.WrittenBook.save`).
