@@ -141,3 +141,18 @@ def test_the_command_prints_a_url_that_opens_and_refuses_a_gradebook_that_is_non
     if without is not None:
         result = CliRunner().invoke(main, ["review", without.id, "--gradebook", str(path)])
         assert result.exit_code != 0 and "no written questions" in result.output
+
+
+@pytest.mark.parametrize("language", COURSE.languages)
+def test_the_page_speaks_the_tas_language_and_shows_the_prompt_and_rubric_in_it(tmp_path, language):
+    from autograder.i18n import msg, render
+    from autograder.written.pages import KEYS_HELP, answer_page
+    from autograder.written.review import Review
+
+    review = Review(COURSE, ASSIGNMENT.id, seed(tmp_path / "g.sqlite3", STUDENTS[:1]), "ta")
+    try:
+        page = answer_page(review, "/t/x", QUESTION, review.place(QUESTION.id, None, False), False, False, language)
+    finally:
+        review.close()
+    assert render(KEYS_HELP, language) in page and render(msg("Comment for the student"), language) in page
+    assert QUESTION.prompt[language] in page and all(item.description[language] in page for item in QUESTION.rubric)
