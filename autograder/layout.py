@@ -1,17 +1,14 @@
 """Where every part of a course lives: one object, built from the course file, passed to every command.
 
 A course is a directory: its ``course.yml``, the instructor's masters in ``solutions/``, the
-generated releases in ``assignments/``, its hidden suites in ``hidden_tests/`` (in a checkout of
-this project, ``autograder/hidden_tests/``) and its secret ``.course_secret``, all beside the
-course file. :class:`CourseDirectory` knows each of those
+generated releases in ``assignments/``, its hidden suites in ``hidden_tests/`` and its secret
+``.course_secret``, all beside the course file. :class:`CourseDirectory` knows each of those
 paths (nbgrader's ``CourseDirectory`` is the model); build, check, grade, export and the demo
 ask it, so that a course given by ``--course other/course.yml`` is that course's files
 everywhere, never this project's.
 
-This project's own course keeps its hidden suites inside the engine's package
-(``autograder/hidden_tests``), so that an installed wheel carries them to the nbgrader and otter
-graders; so does any copy of this project's checkout. Any other course has them beside its
-course file (the Gradescope zip carries them there).
+The engine's package holds no course content: an installed engine reads the course it is given
+(the Gradescope zip and the course bundle carry the course directory beside the engine).
 """
 
 from __future__ import annotations
@@ -29,8 +26,6 @@ PROJECT_COURSE_FILE = PROJECT_ROOT / "course.yml"
 SOLUTIONS = "solutions"
 RELEASES = "assignments"
 HIDDEN_TESTS = "hidden_tests"
-#: Where a checkout of this project keeps its course's hidden suites, relative to the course directory.
-CHECKOUT_HIDDEN_TESTS = Path("autograder") / HIDDEN_TESTS
 GLOSSARY = "glossary.yml"
 
 
@@ -66,11 +61,8 @@ class CourseDirectory:
         if path == PROJECT_COURSE_FILE.resolve():
             return cls(path, paths.SOLUTIONS_DIR, paths.ASSIGNMENTS_DIR, paths.HIDDEN_TESTS_DIR, paths.REFERENCE_DIR)
         root = path.parent
-        hidden = root / HIDDEN_TESTS
-        if not hidden.is_dir() and (root / CHECKOUT_HIDDEN_TESTS).is_dir():
-            hidden = root / CHECKOUT_HIDDEN_TESTS
         own_reference = root / paths.REFERENCE_DIR.name  # a copy of this project's checkout has its own
-        return cls(path, root / SOLUTIONS, root / RELEASES, hidden,
+        return cls(path, root / SOLUTIONS, root / RELEASES, root / HIDDEN_TESTS,
                    own_reference if own_reference.is_dir() else paths.REFERENCE_DIR)
 
     @property
@@ -80,7 +72,7 @@ class CourseDirectory:
 
     @property
     def is_project_course(self) -> bool:
-        """Whether this is the project's own course (whose hidden suites ship inside the engine's package)."""
+        """Whether this is the project's own course (the ``course.yml`` of this checkout)."""
         return self.course_file == PROJECT_COURSE_FILE.resolve()
 
     @property

@@ -11,7 +11,8 @@ SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 #: named by ATTN_COURSE_RELEASES, so that untouched stubs are still told apart from the file a student changed.
 RELEASES_ENV = "ATTN_COURSE_RELEASES"
 ASSIGNMENTS_DIR = Path(os.environ.get(RELEASES_ENV) or PROJECT_ROOT / "assignments")
-HIDDEN_TESTS_DIR = Path(__file__).resolve().parent / "hidden_tests"
+#: The hidden suites of this project's course (course content, beside course.yml, never in the engine's package).
+HIDDEN_TESTS_DIR = PROJECT_ROOT / "hidden_tests"
 REFERENCE_DIR = PROJECT_ROOT / "attn_reference"
 #: The project's own code and masters: a submission is never picked from inside them.
 NOT_SUBMISSIONS = (SOLUTIONS_DIR, REFERENCE_DIR, Path(__file__).resolve().parent)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from autograder.i18n.extract import MARKERS, PACKAGE_DIR, marker_name
 
+#: The course's files (globs relative to the course directory beside the package) whose text reaches students.
+COURSE_TEXT_FILES = ("hidden_tests/*/test_*.py",)
 #: The modules (globs relative to the package) whose text reaches students.
 STUDENT_TEXT_MODULES = (
     "check/api.py", "check/checklib.py", "check/command.py", "check/live.py", "check/policy.py", "check/runner.py",
@@ -31,7 +33,6 @@ STUDENT_TEXT_MODULES = (
     "grade/api.py", "grade/expect.py", "grade/figures.py", "grade/html_report.py", "grade/load_notes.py",
     "grade/messages.py", "grade/report.py", "grade/static_check.py",
     "gradebook/export.py",
-    "hidden_tests/*/test_*.py",
     "mutants/catalog.py",
     "sandbox/client.py", "sandbox/process.py", "sandbox/reported.py", "sandbox/returned.py", "sandbox/worker.py",
     "submission/locate.py", "submission/notebook_code.py",
@@ -128,8 +129,9 @@ def bypasses(source: str, where: str) -> list[str]:
 
 
 def student_text_files(package_dir: Path = PACKAGE_DIR) -> list[Path]:
-    """The files of :data:`STUDENT_TEXT_MODULES`."""
-    return sorted({path for pattern in STUDENT_TEXT_MODULES for path in package_dir.glob(pattern)})
+    """The files of :data:`STUDENT_TEXT_MODULES`, and the course's of :data:`COURSE_TEXT_FILES`."""
+    course = {path for pattern in COURSE_TEXT_FILES for path in package_dir.parent.glob(pattern)}
+    return sorted(course | {path for pattern in STUDENT_TEXT_MODULES for path in package_dir.glob(pattern)})
 
 
 def scan(package_dir: Path = PACKAGE_DIR) -> list[str]:

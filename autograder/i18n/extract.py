@@ -3,8 +3,8 @@
 Two kinds of entries:
 
 - the literal templates of the catalog's markers, ``msg("...")``, ``msg_n("...", "...", n)``
-  and ``N_("...")``, in every module of the ``autograder`` package (the hidden tests and the
-  public checks' helpers included);
+  and ``N_("...")``, in every module of the ``autograder`` package (the public checks' helpers
+  included) and of the project course's hidden suites (``hidden_tests/`` beside ``course.yml``);
 - the first line of every hidden test's docstring, which students read as the test's
   description.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 #: The marker functions, and how many leading arguments of each are templates (singular, plural).
 MARKERS = {"msg": 1, "msg_n": 2, "N_": 1}
-#: The package whose modules are read, and the hidden tests' folder in it.
+#: The package whose modules are read, and the hidden tests' folder beside it (in the project's course).
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 HIDDEN_TESTS = "hidden_tests"
 
@@ -80,6 +80,11 @@ def _relative(path: Path, package_dir: Path) -> str:
     return path.relative_to(package_dir.parent).as_posix()
 
 
+def _sources(package_dir: Path) -> list[Path]:
+    """The package's modules, then the hidden suites of the course beside it."""
+    return sorted(package_dir.rglob("*.py")) + sorted((package_dir.parent / HIDDEN_TESTS).glob("*/*.py"))
+
+
 def extract(package_dir: Path = PACKAGE_DIR, files: list[Path] | None = None) -> tuple[dict, list[str]]:
     """Every message id of the package (or of ``files``): (key -> references, problems).
 
@@ -87,11 +92,11 @@ def extract(package_dir: Path = PACKAGE_DIR, files: list[Path] | None = None) ->
     """
     entries: dict[tuple[str, str | None], list[str]] = {}
     problems: list[str] = []
-    for path in files if files is not None else sorted(package_dir.rglob("*.py")):
+    for path in files if files is not None else _sources(package_dir):
         where = _relative(path, package_dir)
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=where)
         found, wrong = marked_templates(tree, where)
-        if HIDDEN_TESTS in path.relative_to(package_dir).parts and path.name.startswith("test_"):
+        if HIDDEN_TESTS in path.relative_to(package_dir.parent).parts and path.name.startswith("test_"):
             found += test_descriptions(tree, where)
         problems += wrong
         for item in found:

@@ -46,7 +46,7 @@ def _bin(venv: Path, program: str) -> Path:
 def test_the_kit_holds_no_reference_hidden_test_mutant_or_master():
     names = list(kit_files())
     assert not [n for n in names if n.startswith(("attn_reference/", "solutions/"))]
-    assert not [n for n in names if n.startswith(("autograder/hidden_tests/", "autograder/mutants/", "autograder/diagnose/"))]
+    assert not [n for n in names if n.startswith(("hidden_tests/", "autograder/hidden_tests/", "autograder/mutants/", "autograder/diagnose/"))]
     texts = {name: data.decode("utf-8") for name, data in kit_files().items() if name.endswith(".py")}
     assert find_leaks(texts, course_forbidden_lines(COURSE)) == []
 

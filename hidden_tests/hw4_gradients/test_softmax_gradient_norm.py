@@ -8,7 +8,7 @@ mean under the same generator, and change with the generator (autograder.grade.e
 the population values, returned as constants, pass nothing. The population standard
 deviations of the per-sample norm (and the means quoted in the descriptions) have no closed
 form; they were measured with 10^6 samples and are re-measured by
-tests/autograder/hidden_tests/test_hw4_population.py.
+tests/hidden_tests/test_hw4_population.py.
 """
 
 import math
