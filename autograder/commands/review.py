@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from autograder.cli_common import common_options, load_ctx_course
+from autograder.languages import KNOWN_LANGUAGES
 
 DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
 
@@ -19,7 +20,8 @@ DEFAULT_GRADEBOOK = Path("gradebook.sqlite3")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="The port on 127.0.0.1 (0: a free one).")
 @click.option("--by", "who", help="Who grades (default: the user running the command); kept with each grade.")
-@click.option("--lang", type=click.Choice(["en", "zh"]), default=None, help="Language of the page (default: the course's first).")
+@click.option("--lang", type=click.Choice(list(KNOWN_LANGUAGES)), default=None,
+              help="Language of the page (default: course.yml's feedback_language).")
 @common_options
 @click.pass_context
 def review(ctx, assignment_id: str, gradebook_path: Path, port: int, who: str | None, lang: str | None) -> None:
