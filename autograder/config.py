@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
 from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE
+from autograder.written.schema import WrittenQuestion, written_problems
 
 #: course.yml at the project root, used when no other path is given.
 DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
@@ -127,6 +128,8 @@ class Assignment(_Strict):
         description="The title in other languages, by language code (e.g. {zh: 缩放点积注意力}); a language "
         "without one shows `title`.",
     )
+    written: tuple[WrittenQuestion, ...] = Field((), description="Free-response questions graded by people "
+                                                 "(`attn-course review`): id, prompt, points, rubric (autograder/written).")
     release: dt.datetime | None = Field(None, description="With feedback_release: held, when the feedback is published "
                                         "by `attn-course gradebook --feedback` itself (time zone required).")
 
@@ -265,6 +268,13 @@ class Course(_Strict):
     def _feedback_in_languages(self) -> "Course":
         if self.feedback_language not in self.languages:
             raise ValueError(f"feedback_language {self.feedback_language!r} is not one of languages {list(self.languages)}")
+        return self
+
+    @model_validator(mode="after")
+    def _written_fit(self) -> "Course":
+        problems = [p for a in self.assignments for p in written_problems(a, self.languages)]
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     @model_validator(mode="after")

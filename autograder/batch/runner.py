@@ -30,6 +30,7 @@ from autograder.gradebook.shard import in_shard
 from autograder.gradebook.store import Gradebook, GradebookRow
 from autograder.sandbox.isolation import Isolation, choose_isolation
 from autograder.student_text import clean_text
+from autograder.written.batch import store_payload
 
 
 @dataclass
@@ -257,6 +258,7 @@ def _run(pending, start: Callable[[int | None], GradingProcess], assignment, fin
                 worker.current = None
                 if queue:  # the next entry first: the grading process works while the row is committed
                     worker.send(*queue.pop())
+                store_payload(book.path, assignment, entry.student, answer if line else None)
                 _record(book, summary, row, on_progress)
     except KeyboardInterrupt:  # what was recorded stays; the entries being graded are dropped, not recorded as errors
         for worker in workers:

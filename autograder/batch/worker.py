@@ -22,6 +22,7 @@ from autograder.grade.record import to_record
 from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.gradebook.extensions import course_extensions, with_due
 from autograder.sandbox.spares import keep_spares
+from autograder.written.batch import answers_payload
 
 
 def grade_line(course, assignment_id: str, line: str, extensions=None) -> dict:
@@ -38,7 +39,8 @@ def grade_line(course, assignment_id: str, line: str, extensions=None) -> dict:
     try:
         result = grade_submission(course, assignment_id, Path(request["path"]),
                                   submitted=SubmissionTime(submitted_at, TimeSource(source)))
-        return {"key": request["key"], "result": to_record(result)}
+        return {"key": request["key"], "result": to_record(result),
+                **answers_payload(course, assignment_id, Path(request["path"]))}
     except AmbiguousSubmission as error:  # a person must say which file counts
         return {"key": request["key"], "error": f"not graded: {error}"}
     except Exception as error:  # a grader bug on one entry must not lose the batch

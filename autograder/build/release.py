@@ -18,6 +18,7 @@ from autograder.build.markers import MarkerError, solution_regions, strip_soluti
 from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
 from autograder.build.translation_check import translation_problems
 from autograder.build.check_cells import with_check_cells
+from autograder.written.cells import ANSWERS_FILE, answers_markdown, with_written_cells
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, release_cases
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
@@ -111,11 +112,19 @@ def step_stub_notebook(context: BuildContext) -> dict[str, str]:
         docstrings = None if language == SOURCE_LANGUAGE else context.docstrings[language].functions
         name = context.file_name(context.assignment.notebook, language)
         renames = {context.assignment.notebook: name} if name != context.assignment.notebook else None
-        notebooks[name] = with_check_cells(render_notebook(
+        notebooks[name] = with_written_cells(with_check_cells(render_notebook(
             context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames,
             due=context.assignment.due.isoformat(),
-        ), language)
+        ), language), context.assignment, language)
     return notebooks
+
+
+def step_written_answers(context: BuildContext) -> dict[str, str]:
+    """``answers.md`` per language, where a module-only submission answers the written questions (none without any)."""
+    if not context.assignment.written:
+        return {}
+    return {context.file_name(ANSWERS_FILE, language): answers_markdown(context.assignment, language, context.short_id)
+            for language in context.languages}
 
 
 def step_manifest(context: BuildContext) -> dict[str, str]:
@@ -204,6 +213,7 @@ def step_public_cases(context: BuildContext) -> dict[str, bytes]:
 STEPS: tuple[Callable[[BuildContext], dict[str, str | bytes]], ...] = (
     step_stub_module,
     step_stub_notebook,
+    step_written_answers,
     step_public_tests,
     step_public_cases,
     step_support_files,

@@ -54,7 +54,7 @@ def gradebook(ctx, gradebook_path: Path, assignment_id: str | None, csv_path: Pa
                                  param_hint="'--assignment'")
     from autograder.gradebook.actions import current_rows
 
-    rows, roster = current_rows(gradebook_path, assignment_id)  # roster: every student's feedback folder, whatever the assignment
+    rows, roster = current_rows(gradebook_path, assignment_id, course)  # roster: every student's feedback folder, whatever the assignment
     console = make_console()
     if not is_quiet(ctx):
         console.print(rows_table(rows, f"gradebook {gradebook_path}"))

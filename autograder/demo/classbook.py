@@ -82,6 +82,9 @@ def prepare_class(course, course_file: Path, assignment, class_dir: Path, studen
     (class_dir / f"{ORIGINAL}.py").write_text(own, encoding="utf-8")
     (class_dir / f"{COPIER}.py").write_text(rename(own, rng), encoding="utf-8")
     students = sorted({*students, ORIGINAL, COPIER})
+    from autograder.demo.written import write_sample_answers
+
+    write_sample_answers(course, assignment, class_dir)
     late, on_time = assignment.due + dt.timedelta(days=LATE_DAYS), assignment.due - dt.timedelta(hours=1)
     (class_dir / "submitted_at.csv").write_text("student,submitted_at\n" + "".join(
         f"{s},{(late if s in LATE else on_time).isoformat()}\n" for s in students), encoding="utf-8")
@@ -95,10 +98,13 @@ def show_classbook(course, course_file: Path, gradebook_path: Path, out_dir: Pat
     from autograder.gradebook.actions import current_rows, report_rows, similarity_sections, write_lms_files
     from autograder.gradebook.override import main as override
 
+    from autograder.demo.written import show_written
+
     assignment = course.assignment(class_assignment(course))
+    written = show_written(course, course_file, gradebook_path, out_dir, assignment.id)
     lines = [override(course, gradebook_path, OVERRIDDEN, assignment.id, score=assignment.max_points - 1, who="demo",
                       reason="graded by hand: a one-character typo in a def line")]
-    rows, _ = current_rows(gradebook_path)
+    rows, _ = current_rows(gradebook_path, course=course)
     lines += write_lms_files(course, course_file, rows, None, canvas=Path(out_dir) / "canvas.csv",
                              moodle=Path(out_dir) / "moodle.csv")
     sections, flagged = similarity_sections(course, assignment.id, Path(out_dir) / "class" / assignment.id)
@@ -108,9 +114,10 @@ def show_classbook(course, course_file: Path, gradebook_path: Path, out_dir: Pat
     lines += flagged + [
         f"roster: {NOT_SUBMITTED} handed nothing in (no submission: 0 points)",
         f"extension: {LATE[0]} was {LATE_DAYS} days late with 3 extra days: {by_student[LATE[0]].days_late} days late, "
-        f"{by_student[LATE[0]].score:g}/{assignment.max_points:g}; {LATE[1]}, as late without one: "
+        f"{by_student[LATE[0]].score:g}/{by_student[LATE[0]].max_score:g}; {LATE[1]}, as late without one: "
         f"{by_student[LATE[1]].days_late} days late, {by_student[LATE[1]].score:g}",
         f"{assignment.id}'s class report with the roster, statistics and similarity flags: {report}",
+        *written,
     ]
     for line in lines:
         console.print(line, soft_wrap=True, markup=False, highlight=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import nbformat
 
 from autograder.build.markers import SOLUTION_BEGIN, SOLUTION_END
+from autograder.written.cells import WRITTEN_TAG, with_written_cells
 from autograder.build.notebook import GRADED_KEY, render_notebook
 from autograder.config import Assignment
 from autograder.build.docstrings import load_docstrings
@@ -83,6 +84,12 @@ def _grade_metadata(function: str, points: float) -> dict:
             "points": points, "schema_version": NBGRADER_SCHEMA}
 
 
+def manual_metadata(question_id: str, points: float) -> dict:
+    """nbgrader's metadata of a written answer cell: a manually graded answer ("manual": grade and solution)."""
+    return {"grade": True, "solution": True, "locked": False, "grade_id": f"written_{question_id}", "points": points,
+            "schema_version": NBGRADER_SCHEMA}
+
+
 def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool,
                     language: str = SOURCE_LANGUAGE, name: str | None = None,
                     layout: CourseDirectory | None = None) -> str:
@@ -108,12 +115,15 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
     renames = {assignment.notebook: name} if name and name != assignment.notebook else None
     rendered = render_notebook(notebook_source(assignment, layout), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
                                assignment.questions, language, docstrings, renames, due=assignment.due.isoformat())
-    notebook = nbformat.reads(rendered, as_version=4)
+    notebook = nbformat.reads(with_written_cells(rendered, assignment, language), as_version=4)
+    written = {q.id: q.points for q in assignment.written}
     for cell in notebook.cells:
         tags = cell.metadata.get("tags", [])
         if cell.cell_type == "code" and GRADED_KEY in tags:
             cell.metadata["nbgrader"] = _solution_metadata(tags[1])
             cell.source = close_solution_region(cell.source)
+        elif cell.cell_type == "markdown" and tags[:1] == [WRITTEN_TAG] and tags[1:2] and tags[1] in written:
+            cell.metadata["nbgrader"] = manual_metadata(tags[1], written[tags[1]])
     cells = [nbformat.v4.new_markdown_cell(render(GRADING_HEADING, language))]
     for number, question in enumerate(assignment.questions, start=1):
         source = grade_cell_source(question.function, number, question.points, spec if hidden else None, language)

@@ -40,15 +40,21 @@ def write_lms_files(course, course_file: Path, rows, assignment_id: str | None, 
     return lines
 
 
-def current_rows(gradebook_path: Path, assignment_id: str | None = None):
-    """The gradebook's current rows with the overrides in force (what every export shows), and every student with a row."""
+def current_rows(gradebook_path: Path, assignment_id: str | None = None, course=None):
+    """The gradebook's current rows with the overrides in force (what every export shows), and every student with a row.
+
+    Given the ``course``, each row's score also holds the manual scores of its written answers
+    (:mod:`autograder.gradebook.written_scores`).
+    """
     from autograder.gradebook.overrides import OverrideBook, apply_overrides
     from autograder.gradebook.store import Gradebook
+    from autograder.gradebook.written_scores import with_written
 
     with Gradebook(gradebook_path) as book:
         rows, students = book.rows(assignment_id), book.students()
     with OverrideBook(gradebook_path) as overrides:
-        return apply_overrides(rows, overrides.in_force()), students
+        rows = apply_overrides(rows, overrides.in_force())
+    return (with_written(course, rows, gradebook_path) if course is not None else rows), students
 
 
 def similarity_sections(course, assignment_id: str | None, folder: Path | None) -> tuple[tuple[str, ...], list[str]]:
@@ -102,6 +108,6 @@ def release_feedback(course, course_file: Path, gradebook_path: Path, assignment
 
     from autograder.gradebook.release import release
 
-    rows, students = current_rows(gradebook_path, course.assignment(assignment_id).id)
+    rows, students = current_rows(gradebook_path, course.assignment(assignment_id).id, course)
     written = release(course, course_file, rows, assignment_id, out, language, students, who or getpass.getuser())
     return f"released: feedback on {len(written)} submissions of {assignment_id} -> {out}"

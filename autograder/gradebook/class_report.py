@@ -15,6 +15,8 @@ from pathlib import Path
 
 from autograder.config import Course
 from autograder.escape import html_text
+from autograder.gradebook.written_report import written_section
+from autograder.gradebook.written_scores import points_possible
 from autograder.gradebook.export import score_table
 from autograder.gradebook.item_stats import stats_section
 from autograder.gradebook.reasons import row_reasons
@@ -89,7 +91,7 @@ def frequent_diagnoses(rows: list[GradebookRow], top: int = TOP_DIAGNOSES) -> li
 
 def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> str:
     reasons = {(r.student, r.assignment): "; ".join(row_reasons(r)) for r in rows}
-    maxima = {a.id: a.max_points for a in course.assignments}
+    maxima = {a.id: points_possible(a) for a in course.assignments}
     head = "".join(f"<th>{html_text(i).replace('_', '_<wbr>')}<br><span class=\"muted\">/ {maxima[i]:g}</span></th>"
                    for i in ids)  # an id may wrap after its underscores
     lines = []
@@ -143,7 +145,8 @@ def class_report(course: Course, rows: list[GradebookRow], title: str = "Class r
     body = "\n".join([
         f"<h1>{html_text(title)}</h1>",
         f'<p class="muted">{students} students, {len(rows)} graded entries ({sum(r.status != "graded" for r in rows)} not graded).</p>',
-        stats_section(course, rows, ids), _diagnoses(rows), *sections, _histograms(course, rows, ids),
+        stats_section(course, rows, ids), _diagnoses(rows), written_section(course, rows, ids), *sections,
+        _histograms(course, rows, ids),
         _class_table(course, rows, ids), WIDE,
     ])
     return page(title, body)

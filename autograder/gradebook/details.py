@@ -4,7 +4,9 @@ One row per student (every roster student, with a roster; no submission counts 0
 first row that gives the points each column is out of: its ``student`` cell is empty (no
 student id is) and its ``status`` cell says ``max points``. ``penalty`` is the points the
 penalties removed (lateness, disallowed imports): ``raw_score - penalty = score``, before any
-override; ``override`` says when an instructor set the score by hand.
+override; ``override`` says when an instructor set the score by hand. Written questions (graded by people,
+:mod:`autograder.gradebook.written_scores`) have a column each after the functions; ``score`` and ``max_points`` include
+them, ``raw_score`` and ``penalty`` are the autograded part's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from autograder.gradebook.lms import _write, number
 from autograder.gradebook.reasons import row_reasons
 from autograder.gradebook.store import GradebookRow
+from autograder.gradebook.written_scores import points_possible
 
 #: The status cell of the first row.
 MAX_POINTS = "max points"
@@ -32,13 +35,18 @@ def question_scores(row: GradebookRow) -> dict[str, float]:
 
 
 def detail_header(assignment) -> list[str]:
-    """The columns of the detailed CSV of ``assignment``."""
-    return [*LEADING, *assignment.functions, *TRAILING]
+    """The columns of the detailed CSV of ``assignment``: a column per question, written ones (by id) after the functions."""
+    return [*LEADING, *assignment.functions, *(q.id for q in assignment.written), *TRAILING]
+
+
+def _written_scores(row: GradebookRow) -> dict[str, float]:
+    """``{question id: manual score}`` of the row's written answers (:mod:`autograder.gradebook.written_scores`)."""
+    return {e["id"]: float(e["score"]) for e in row.report_dict.get("written") or [] if isinstance(e, dict)}
 
 
 def _max_row(assignment) -> list:
-    points = [number(q.points) for q in assignment.questions]
-    return ["", "", "", "", MAX_POINTS, *points, number(assignment.max_points), "", "", "", number(assignment.max_points), ""]
+    points = [number(q.points) for q in (*assignment.questions, *assignment.written)]
+    return ["", "", "", "", MAX_POINTS, *points, number(assignment.max_points), "", "", "", number(points_possible(assignment)), ""]
 
 
 def _student_row(row: GradebookRow, assignment, student) -> list:
@@ -48,6 +56,7 @@ def _student_row(row: GradebookRow, assignment, student) -> list:
     penalty = max(0.0, base - graded_score) if row.status == "graded" else 0.0
     return [row.student, student.name if student else "", student.sis_id if student else "",
             student.section if student else "", row.status, *(number(questions.get(f, 0.0)) for f in assignment.functions),
+            *(number(_written_scores(row).get(q.id, 0.0)) for q in assignment.written),
             number(base), row.days_late, number(penalty), number(row.score), number(row.max_score),
             "; ".join(row_reasons(row))]
 

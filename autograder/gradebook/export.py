@@ -15,6 +15,7 @@ from autograder.report.formats import FORMATS
 from autograder.gradebook.folders import feedback_folders, safe_name  # noqa: F401 - safe_name is imported from here
 from autograder.report.text import GRADESCOPE_TEXT
 from autograder.gradebook.store import GradebookRow
+from autograder.gradebook.written_feedback import with_written
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import SCORE_DECIMALS
@@ -151,6 +152,7 @@ def write_feedback(rows: list[GradebookRow], out_dir: Path, language: str = SOUR
         result = _feedback_result(row)
         for report_format in (f for f in FORMATS.values() if f.feedback_file):
             text = report_format.render(result, language) if result is not None else _not_graded(report_format.name, row, language)
+            text = with_written(report_format.name, text, row, language)
             (folder / report_format.feedback_file).write_text(text, encoding="utf-8")
         written[folder] = None
     return list(written)

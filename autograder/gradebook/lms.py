@@ -27,6 +27,7 @@ from pathlib import Path
 from autograder.escape import csv_cell
 from autograder.gradebook.roster import RosterStudent
 from autograder.gradebook.store import GradebookRow
+from autograder.gradebook.written_scores import points_possible
 from autograder.scoring import SCORE_DECIMALS
 
 CANVAS_ID_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -97,7 +98,7 @@ def write_canvas(rows: list[GradebookRow], assignments, path: Path, roster=None)
     """
     scores = scores_by_student(rows, roster)
     table = [[*CANVAS_ID_COLUMNS, *(a.title for a in assignments)],
-             [POINTS_POSSIBLE, "", "", "", "", *(number(a.max_points) for a in assignments)]]
+             [POINTS_POSSIBLE, "", "", "", "", *(number(points_possible(a)) for a in assignments)]]
     for student in class_students(rows, roster):
         table.append([canvas_name(student), "", student.sis_id, student.id, student.section,
                       *(number(scores.get((student.id, a.id), 0.0)) for a in assignments)])

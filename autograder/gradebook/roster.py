@@ -108,9 +108,11 @@ def course_roster(course, course_file: Path | str) -> Roster | None:
 
 def no_submission_row(student: RosterStudent, assignment) -> GradebookRow:
     """The row of a roster student who handed nothing in for ``assignment``: 0 points, status ``no submission``."""
+    from autograder.gradebook.written_scores import points_possible
+
     return GradebookRow(
         student=student.id, assignment=assignment.id, content_hash="", grader_version="", status=NO_SUBMISSION,
-        score=0.0, max_score=assignment.max_points, raw_score=0.0, error=None, diagnoses=(), tests="[]",
+        score=0.0, max_score=points_possible(assignment), raw_score=0.0, error=None, diagnoses=(), tests="[]",
         isolation="not started", days_late=0, submitted_at=None, graded_at="", execution_time=0.0,
         report=json.dumps({"no_submission": True}),
     )

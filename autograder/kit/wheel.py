@@ -43,6 +43,8 @@ KIT_MODULES = (
     "autograder/scoring.py",
     "autograder/seeding.py",
     "autograder/student_text.py",
+    "autograder/written/__init__.py",
+    "autograder/written/schema.py",
     "autograder/check/__init__.py",
     "autograder/check/api.py",
     "autograder/check/call_child.py",

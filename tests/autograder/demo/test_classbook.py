@@ -23,6 +23,7 @@ from autograder.demo.classbook import (
     show_classbook,
 )
 from autograder.demo.sample_class import write_sample_class
+from autograder.gradebook.written_scores import points_possible
 from tests.autograder.gradebook.test_lms import parse_canvas
 
 
@@ -46,7 +47,7 @@ def test_the_demo_shows_a_non_submitter_an_extension_an_override_one_flag_and_wr
     assert f"{LATE[1]}, as late without one: {LATE_DAYS} days late" in printed
     assert f"{OVERRIDDEN} {ASSIGNMENT} score: 0 -> {assignment.max_points - 1:g}" in printed
     points, canvas = parse_canvas((tmp_path / "canvas.csv").read_text(encoding="utf-8"))
-    assert points[assignment.title] == assignment.max_points and len(canvas) == len(students) + 1  # pat too
+    assert points[assignment.title] == points_possible(assignment) and len(canvas) == len(students) + 1  # pat too
     by_login = {row["name"].split(", ")[-1].split()[0].lower(): row for row in canvas.values()}
     assert by_login[NOT_SUBMITTED][assignment.title] == 0
     assert by_login[OVERRIDDEN][assignment.title] == assignment.max_points - 1

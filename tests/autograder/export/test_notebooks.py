@@ -25,8 +25,8 @@ def test_every_question_has_a_solution_cell_and_a_locked_grade_cell_with_its_poi
     cells = _cells(assignment_id, hidden=True)
     meta = [c["metadata"]["nbgrader"] for c in cells if "nbgrader" in c["metadata"]]
     questions = COURSE.assignment(assignment_id).questions
-    assert [m["grade_id"] for m in meta if m["solution"]] == [q.function for q in questions]
-    grades = [m for m in meta if m["grade"]]
+    assert [m["grade_id"] for m in meta if m["solution"] and not m["grade"]] == [q.function for q in questions]
+    grades = [m for m in meta if m["grade"] and not m["solution"]]
     assert [(m["grade_id"], m["points"], m["locked"]) for m in grades] == [(f"grade_{q.function}", q.points, True) for q in questions]
     assert all(m["schema_version"] == 3 and set(m) <= {"grade", "solution", "locked", "grade_id", "points", "schema_version"} for m in meta)
     for cell in cells:
@@ -73,6 +73,15 @@ def test_the_chinese_notebook_has_the_same_code_and_grade_cells_and_chinese_pros
     assert '"language": "zh"' in "".join(chinese[-1]["source"])  # otter's and nbgrader's failure messages in Chinese
 
 
+@pytest.mark.parametrize("assignment_id", [a.id for a in COURSE.assignments if a.written])
+def test_each_written_answer_cell_is_manually_graded_with_its_points(assignment_id):
+    cells = _cells(assignment_id, hidden=True)
+    manual = [c for c in cells if c["metadata"].get("nbgrader", {}).get("solution") and c["metadata"]["nbgrader"]["grade"]]
+    assert [(c["cell_type"], c["metadata"]["nbgrader"]["points"], c["metadata"]["tags"][1]) for c in manual] == \
+        [("markdown", q.points, q.id) for q in COURSE.assignment(assignment_id).written]
+    assert not any(c["metadata"]["nbgrader"]["locked"] for c in manual)
+
+
 def test_nbgrader_gives_each_language_its_own_assignment():
     from autograder.export.nbgrader import nbgrader_assignment
 
@@ -103,7 +112,8 @@ def test_grade_cells_name_their_points_in_the_notebooks_language_one_point_singu
     master = (SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8")
     document = json.loads(graded_notebook(assignment, master, GradingSpec.of(COURSE, assignment_id), hidden=False,
                                           language=language))
-    comments = ["".join(c["source"]) for c in document["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    comments = ["".join(c["source"]) for c in document["cells"] if c["cell_type"] == "code"
+                and c["metadata"].get("nbgrader", {}).get("grade")]  # the grade cells (written answers are markdown)
     assert len(comments) == len(assignment.questions)
     for number, (comment, question) in enumerate(zip(comments, assignment.questions), start=1):
         one, many = POINT_WORDS[language]

@@ -7,6 +7,7 @@ import io
 
 import pytest
 
+from autograder.gradebook.written_scores import points_possible  # what an assignment is out of, written questions too
 from autograder.config import load_course
 from autograder.escape import FORMULA_GUARD
 from autograder.gradebook.details import MAX_POINTS, detail_header, write_details
@@ -61,7 +62,7 @@ def test_canvas_has_every_roster_student_the_points_possible_and_the_scores(tmp_
     rows = [half_row("ada"), half_row("ben", HW2), half_row("stranger")]
     path = write_canvas(rows, [HW1, HW2], tmp_path / "canvas.csv", roster)
     points, students = parse_canvas(path.read_text(encoding="utf-8"))
-    assert points == {HW1.title: HW1.max_points, HW2.title: HW2.max_points}
+    assert points == {HW1.title: points_possible(HW1), HW2.title: points_possible(HW2)}
     assert set(students) == {"S001", "S002", "S003"}  # the stranger cannot be matched: not written
     assert students["S001"][HW1.title] == HW1.questions[0].points and students["S001"][HW2.title] == 0
     assert students["S002"][HW2.title] == HW2.questions[0].points
@@ -106,7 +107,7 @@ def test_details_have_a_max_points_row_question_columns_raw_score_late_days_and_
     top = records[0]
     assert top["student"] == "" and top["status"] == MAX_POINTS
     assert [float(top[q.function]) for q in HW1.questions] == [q.points for q in HW1.questions]
-    assert float(top["max_points"]) == HW1.max_points
+    assert float(top["max_points"]) == points_possible(HW1)
     by_id = {r["student"]: r for r in records[1:]}
     assert list(by_id) == ["ada", "ben", "carl", "stranger"]  # roster order, then the entries not in it
     first = HW1.questions[0]

@@ -8,6 +8,7 @@ import unicodedata
 
 import pytest
 
+from autograder.gradebook.written_scores import points_possible  # what an assignment is out of, written questions too
 from autograder.config import ConfigError, load_course, parse_course
 from autograder.gradebook.csv_input import ClassFileError
 from autograder.gradebook.export import NOT_IN_ROSTER, write_csv
@@ -101,7 +102,7 @@ def test_every_roster_student_has_a_row_and_entries_outside_it_are_listed(tmp_pa
     seen = class_rows(roster, rows, HW1)
     assert [row.student for row in seen.rows] == ["ada", "ben", "chen", "zed"]
     chen = seen.rows[2]
-    assert (chen.status, chen.score, chen.max_score) == (NO_SUBMISSION, 0.0, HW1.max_points)
+    assert (chen.status, chen.score, chen.max_score) == (NO_SUBMISSION, 0.0, points_possible(HW1))
     assert row_reasons(chen) == [NO_SUBMISSION]
     assert seen.rows[0].score == HW1.max_points and seen.not_in_roster == ["zed"]
 
