@@ -18,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from autograder.errors import ConfigError  # noqa: F401 - raised here, and imported from here by callers
 from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE
+from autograder.paths import default_course_file
 
-#: course.yml at the project root, used when no other path is given.
-DEFAULT_COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
+#: course.yml at the project root (an installed course bundle's own), used when no other path is given.
+DEFAULT_COURSE_FILE = default_course_file()
 #: PyYAML's safe loader, in C when libyaml is there (the same documents, several times faster).
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -201,6 +202,9 @@ class Assignment(_Strict):
 
 class Course(_Strict):
     course: CourseInfo = Field(description="Who and when.")
+    version: str | None = Field(None, pattern=r"^[0-9A-Za-z]+(\.[0-9A-Za-z]+)*$",
+                                description="The course's own version (e.g. 2027.1: letters, digits and dots), recorded with the "
+                                "grader's in the course bundle (`attn-course bundle`) and shown by `attn-course --version`.")
     defaults: Defaults = Field(default_factory=Defaults, description="Grading limits, tolerances and import policy.")
     late_policy: LatePolicy = Field(default_factory=LatePolicy, description="How late submissions are penalised.")
     gradescope: GradescopeSettings = Field(default_factory=GradescopeSettings, description="How the Gradescope export shows results.")
