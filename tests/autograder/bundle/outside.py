@@ -26,7 +26,8 @@ PROBE = ("import json, sys, importlib.util as u; spec = u.find_spec('autograder'
 def outside_env(**extra: str) -> dict:
     """This process's environment without Python's variables or the venv's, ``PYTHONPATH`` empty."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "ATTN_"))}
-    return {**env, "PYTHONPATH": "", **extra}
+    path = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p and not Path(p).resolve().is_relative_to(CHECKOUT))
+    return {**env, "PATH": path, "PYTHONPATH": "", **extra}
 
 
 def run(command: list, cwd: Path, env: dict | None = None, timeout: float = STEP_TIMEOUT_S) -> subprocess.CompletedProcess:
