@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from autograder.build.command import build
+from autograder.bundle.command import bundle, version_option
 from autograder.check.command import check
 from autograder.cli_common import (  # noqa: F401 - CourseCommandError and _Commands are imported from here by callers
     CommandGroup,
@@ -29,12 +30,12 @@ from autograder.scaffold.command import new
 #: The command group class (kept under its first name).
 _Commands = CommandGroup
 #: Every verb of ``attn-course``, each declared in its own command module.
-COMMANDS = (trace, variance, config, new, build, kit, check, grade, gradebook, review, demo, export)
+COMMANDS = (trace, variance, config, new, build, kit, bundle, check, grade, gradebook, review, demo, export)
 
 
 @click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @common_options
-@click.version_option(package_name="attn-course", help="Show the version and exit.")
+@version_option
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Autograded courseware for the attention mechanism."""

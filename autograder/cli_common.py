@@ -52,6 +52,7 @@ KEPT_WHEN_INTERRUPTED = {
     "gradebook": "the export files written so far were kept; run the command again to finish them",
     "demo": "what the demo wrote so far is in its output folder; run it again to start over",
     "kit": "the kit wheel may be incomplete; run `attn-course kit` again",
+    "bundle": "the bundle wheel may be incomplete; run `attn-course bundle` again",
 }
 NOTHING_KEPT = "nothing was written by this command"
 

@@ -8,7 +8,9 @@ ask it, so that a course given by ``--course other/course.yml`` is that course's
 everywhere, never this project's.
 
 The engine's package holds no course content: an installed engine reads the course it is given
-(the Gradescope zip and the course bundle carry the course directory beside the engine).
+(the Gradescope zip and the course bundle carry the course directory beside the engine). An installed
+course bundle (``attn-course bundle``) keeps its course in site-packages (:data:`~autograder.paths.BUNDLED_COURSE_DIR`),
+which is the default course there.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ class CourseDirectory:
     def is_project_course(self) -> bool:
         """Whether this is the project's own course (the ``course.yml`` of this checkout)."""
         return self.course_file == PROJECT_COURSE_FILE.resolve()
+
+    @property
+    def is_installed_bundle(self) -> bool:
+        """Whether this is the course of an installed course bundle (``attn_course_content/`` in site-packages)."""
+        return self.root == paths.BUNDLED_COURSE_DIR.resolve()
 
     @property
     def glossary(self) -> Path:

@@ -17,6 +17,16 @@ REFERENCE_DIR = PROJECT_ROOT / "attn_reference"
 #: The project's own code and masters: a submission is never picked from inside them.
 NOT_SUBMISSIONS = (SOLUTIONS_DIR, REFERENCE_DIR, Path(__file__).resolve().parent)
 
+#: Where an installed course bundle keeps its course directory: beside the engine's package, in site-packages.
+BUNDLED_COURSE_DIR = PROJECT_ROOT / "attn_course_content"
+
+
+def default_course_file() -> Path:
+    """The checkout's ``course.yml``; in an installed course bundle (no checkout around it), the bundle's own."""
+    checkout, bundled = PROJECT_ROOT / "course.yml", BUNDLED_COURSE_DIR / "course.yml"
+    return bundled if not checkout.is_file() and bundled.is_file() else checkout
+
+
 #: File names inside ``solutions/<id>/``.
 NOTEBOOK_SOURCE = "notebook.py"
 PUBLIC_TESTS_SOURCE = "public_tests.py"

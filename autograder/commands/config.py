@@ -23,6 +23,8 @@ def config(ctx: click.Context) -> None:
     if unknown:
         raise CourseCommandError(f"{course_file(ctx)}: defaults.allowed_imports names modules that do not exist: "
                                  f"{', '.join(unknown)}")
-    click.echo(f"{course_file(ctx)}: valid ({len(course.assignments)} assignments)\n")
+    from autograder.bundle.version import version_text
+
+    click.echo(f"{course_file(ctx)}: valid ({len(course.assignments)} assignments)\n{version_text(course_file(ctx))}\n")
     for key, default, description in describe_schema():
         click.echo(f"{key}\n    in effect: {effective_value(course, key)}\n    default: {default}\n    {description}")

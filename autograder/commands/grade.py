@@ -118,6 +118,8 @@ def _keep_a_secret(course) -> None:
     (:mod:`autograder.seeding`); where its folder is read-only, seeds stay fresh and results say so."""
     from autograder.seeding import ensure_secret
 
+    if course.layout.is_installed_bundle:  # its secret comes from ATTN_COURSE_SECRET: none made in site-packages
+        return
     try:
         ensure_secret(course.layout.course_file)
     except OSError:

@@ -3,7 +3,8 @@
 ``python -m autograder.export.actions_report RECORD --results results.json`` reads the
 canonical result record ``attn-course grade --format json`` wrote, and writes from it: a
 Markdown table per question with its diagnoses to ``$GITHUB_STEP_SUMMARY``, ``score``,
-``max_score`` and ``diagnoses`` to ``$GITHUB_OUTPUT``, and the student's results.json (the
+``max_score``, ``diagnoses`` and ``classroom`` (GitHub Classroom's ``<ID>_RESULTS``, see
+:mod:`autograder.export.classroom`) to ``$GITHUB_OUTPUT``, and the student's results.json (the
 report format whose feedback file it is, from the one registry of formats), the summary and
 results.json in ``--lang`` (default English). The record keeps the run's seed; the summary
 and results.json do not show it.
@@ -113,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     result = from_record(json.loads(options.record.read_text(encoding="utf-8")))
     options.results.write_text(RESULTS_FORMAT.render(result, options.lang), encoding="utf-8")
     _append(SUMMARY_ENV, summary_markdown(result, options.lang))
-    _append(OUTPUT_ENV, "".join(f"{key}={value}\n" for key, value in step_outputs(result).items()))
+    from autograder.export.classroom import encoded_results
+
+    outputs = {**step_outputs(result), "classroom": encoded_results(result, options.lang)}
+    _append(OUTPUT_ENV, "".join(f"{key}={value}\n" for key, value in outputs.items()))
     print(f"{terminal_text(result.assignment_id)}: {result.score:g} / {result.max_score:g}")
     return 0
 

@@ -1,6 +1,6 @@
 """Gradescope's results.json: its documented fields, a check of them, and the course's visibility.
 
-``python -m autograder.export.gradescope_results RESULTS --course COURSE`` is the last step
+``python -m autograder.export.gradescope_results RESULTS [--course COURSE]`` is the last step
 of the exported ``run_autograder``: it gives every test the visibility course.yml chooses
 (``gradescope.hidden_test_visibility``) and refuses a file Gradescope would not read.
 """
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.config import load_course
+from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.escape import json_document
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     """Apply course.yml's visibility to a results.json and check it; exit 1 when Gradescope would not read it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path)
-    parser.add_argument("--course", type=Path, required=True)
+    parser.add_argument("--course", type=Path, default=None, help="course.yml (default: the installed course bundle's)")
     options = parser.parse_args(argv)
-    visibility = load_course(options.course).gradescope.hidden_test_visibility
+    visibility = load_course(options.course or DEFAULT_COURSE_FILE).gradescope.hidden_test_visibility
     data = with_visibility(json.loads(options.results.read_text(encoding="utf-8")), visibility)
     problems = results_problems(data)
     if problems:

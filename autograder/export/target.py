@@ -44,7 +44,9 @@ class ExportContext:
         Seeds given on the command line, by assignment id; the others are
         :func:`~autograder.export.spec.export_seed`'s.
     package : str
-        The pip requirement that installs this grader in CI (GitHub Actions).
+        The pip requirement that installs this grader (otter's environment).
+    bundle : str or None
+        The course bundle's URL or path the GitHub workflows install when the repository sets none.
     language : str or None
         The language of the feedback the exported grading writes (``--lang``; None: course.yml's
         ``feedback_language``).
@@ -55,6 +57,7 @@ class ExportContext:
     assignment_ids: tuple[str, ...]
     seeds: dict = field(default_factory=dict)
     package: str = DEFAULT_PACKAGE
+    bundle: str | None = None
     language: str | None = None
 
     @property
@@ -86,13 +89,20 @@ PACKAGE_OPTION = click.Option(
     ["--package"], default=None, help="The pip requirement CI installs the grader from (default: this version).")
 
 
+#: ``--bundle``: the course bundle the GitHub workflows install unless the repository's ATTN_COURSE_BUNDLE names one.
+BUNDLE_OPTION = click.Option(
+    ["--bundle"], default=None, help="The course bundle's URL or path (`attn-course bundle`; a release asset, say) the "
+    "workflows install when the repository sets no ATTN_COURSE_BUNDLE variable or secret (default: none).")
+
+
 def context_values(assignment_ids: tuple[str, ...], given: dict) -> dict:
     """The :class:`ExportContext` fields set by a target's own options (``seed`` becomes one seed per assignment)."""
     values = {}
     if given.get("seed") is not None:
         values["seeds"] = {i: given["seed"] for i in assignment_ids}
-    if given.get("package") is not None:
-        values["package"] = given["package"]
+    for name in ("package", "bundle"):
+        if given.get(name) is not None:
+            values[name] = given[name]
     return values
 
 

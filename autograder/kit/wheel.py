@@ -185,11 +185,13 @@ def _metadata(version: str, requirements: tuple[str, ...], extras: dict[str, tup
     return "\n".join(lines) + "\n"
 
 
-def _wheel_file() -> str:
+def wheel_file() -> str:
+    """The WHEEL file of a pure-Python wheel (the kit's and the course bundle's)."""
     return f"Wheel-Version: 1.0\nGenerator: attn-course kit\nRoot-Is-Purelib: true\nTag: {WHEEL_TAG}\n"
 
 
-def _record_line(name: str, data: bytes) -> str:
+def record_line(name: str, data: bytes) -> str:
+    """One RECORD line: ``name,sha256=<urlsafe base64 digest>,<size>``."""
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
     return f"{name},sha256={digest},{len(data)}"
 
@@ -228,10 +230,10 @@ def kit_files(source_root: Path = _PACKAGE_PARENT, version: str = __version__) -
     info = _dist_info(version)
     extras = {extra: kit_requirements(source_root, names) for extra, names in KIT_EXTRAS.items()}
     files[f"{info}/METADATA"] = _metadata(version, kit_requirements(source_root), extras).encode("utf-8")
-    files[f"{info}/WHEEL"] = _wheel_file().encode("utf-8")
+    files[f"{info}/WHEEL"] = wheel_file().encode("utf-8")
     files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{KIT_COMMAND} = {KIT_ENTRY_POINT}\n".encode("utf-8")
     files[f"{info}/top_level.txt"] = b"autograder\n"
-    record = [_record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
+    record = [record_line(name, data) for name, data in files.items()] + [f"{info}/RECORD,,"]
     files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode("utf-8")
     return files
 

@@ -8,6 +8,8 @@ gradebook row carries a hostile student id. The honest control carries ordinary 
 
 from __future__ import annotations
 
+import base64
+
 import csv
 import json
 from pathlib import Path
@@ -96,8 +98,10 @@ def test_the_job_summary_shows_the_text_and_makes_no_tag_link_image_or_cell(grad
     assert len(page.cells) == 5 * len(rows) and len(rows) == 1 + len(HW1.questions)
     raising = next(row for row in rows if row[1] == RAISING)
     assert _raised(name) in raising[4]
-    assert [line.split("=")[0] for line in outputs.read_text(encoding="utf-8").splitlines()] == ["score", "max_score",
-                                                                                                "diagnoses"]
+    lines = dict(line.split("=", 1) for line in outputs.read_text(encoding="utf-8").splitlines())
+    assert list(lines) == ["score", "max_score", "diagnoses", "classroom"]
+    classroom = json.loads(base64.b64decode(lines["classroom"]))  # Classroom's ATTN_RESULTS: plain text only
+    assert all(hidden_characters(test["message"] + test["name"]) == [] for test in classroom["tests"])
     _check_gradescope(results.read_text(encoding="utf-8"), name)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import io
 import zipfile
 from pathlib import Path
 
@@ -106,16 +107,17 @@ def test_the_otter_export_lists_the_other_courses_hidden_tests(other):
     assert EXTRA_TEST not in [case.name for case in hidden_cases(FIRST.id)]
 
 
-def test_the_gradescope_zip_carries_the_other_courses_suite_and_release(other, tmp_path):
-    wheel = tmp_path / "attn_course-0-py3-none-any.whl"
-    wheel.write_bytes(b"not a real wheel")
+def test_the_gradescope_zip_carries_the_other_courses_bundle_with_its_suite_and_release(other, tmp_path):
+    from autograder.bundle.wheel import write_bundle
+
     course = load_course(other)
+    wheel = write_bundle(course, tmp_path / "dist")
     context = ExportContext(course, other, (FIRST.id,))
     path = write_zip(tmp_path / "autograder.zip", context, FIRST, wheel)
-    with zipfile.ZipFile(path) as archive:
-        names = archive.namelist()
-        assert f"hidden_tests/{FIRST.id}/test_other.py" in names
-        assert MARKED_PROSE in archive.read(f"assignments/{FIRST.id}/{FIRST.notebook}").decode()
+    with zipfile.ZipFile(path) as archive, zipfile.ZipFile(io.BytesIO(archive.read(wheel.name))) as bundle:
+        names = bundle.namelist()
+        assert f"attn_course_content/hidden_tests/{FIRST.id}/test_other.py" in names
+        assert MARKED_PROSE in bundle.read(f"attn_course_content/assignments/{FIRST.id}/{FIRST.notebook}").decode()
 
 
 def test_grading_with_the_other_course_runs_its_hidden_suite(other, tmp_path):

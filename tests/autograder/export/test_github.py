@@ -25,7 +25,7 @@ STEP_TIMEOUT_S = 120
 @pytest.fixture(scope="module")
 def export(tmp_path_factory):
     out = tmp_path_factory.mktemp("github")
-    export_to(TARGETS["github"], ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS, package="attn-course @ git+https://example.org/course"), out)
+    export_to(TARGETS["github"], ExportContext(COURSE, DEFAULT_COURSE_FILE, IDS, bundle="https://example.org/course/attn_course-1-py3-none-any.whl"), out)
     return out
 
 
@@ -40,12 +40,18 @@ def test_the_workflow_installs_grades_and_uploads_and_never_hides_a_grader_error
     uses = [s.get("uses", "").split("@")[0] for s in steps]
     assert uses[:2] == ["actions/checkout", "actions/setup-python"] and "actions/upload-artifact" in uses
     install = next(s for s in steps if "pip install" in s.get("run", ""))
-    assert "example.org/course" in install["env"]["ATTN_COURSE_PACKAGE"]
+    assert "vars.ATTN_COURSE_BUNDLE" in install["env"]["ATTN_COURSE_BUNDLE"] and "example.org/course" in install["env"]["ATTN_COURSE_BUNDLE"]
+    assert "classroom-resources/autograding-grading-reporter" in uses
     grade = next(s for s in steps if s.get("id") == "grade")
     assert grade["env"]["ASSIGNMENT"] == assignment_id and "attn-course grade" in grade["run"]
     assert not any(s.get("continue-on-error") for s in steps)
     release = export / assignment_id
     assert (release / COURSE.assignment(assignment_id).module).is_file()
+
+
+def _literal(env: dict) -> dict:
+    """The step's env without the values GitHub would fill in (secrets: none here)."""
+    return {k: str(v) for k, v in env.items() if "${{" not in str(v)}
 
 
 def _run_step(export: Path, tmp_path: Path, notebook: str | None) -> tuple[subprocess.CompletedProcess, str, dict]:
@@ -55,7 +61,7 @@ def _run_step(export: Path, tmp_path: Path, notebook: str | None) -> tuple[subpr
         (repo / ASSIGNMENT.notebook).write_text(notebook, encoding="utf-8")
     grade = next(s for s in _steps(export, ASSIGNMENT.id) if s.get("id") == "grade")
     summary, output = tmp_path / "summary.md", tmp_path / "output"
-    env = {**os.environ, **grade["env"], "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "GITHUB_WORKSPACE": str(repo),
+    env = {**os.environ, **_literal(grade["env"]), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "GITHUB_WORKSPACE": str(repo),
            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(tmp_path)}
     done = subprocess.run(["bash", "-eo", "pipefail", "-c", grade["run"]], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=STEP_TIMEOUT_S, check=False)
@@ -91,7 +97,7 @@ def test_a_grader_error_fails_the_step(export, tmp_path):
     assert done.returncode == 0
     (tmp_path / "repo" / ASSIGNMENT.module).write_text("def softmax(x):\n    return x\n", encoding="utf-8")
     grade = next(s for s in _steps(export, ASSIGNMENT.id) if s.get("id") == "grade")
-    env = {**os.environ, **grade["env"], "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "GITHUB_WORKSPACE": str(tmp_path / "repo"),
+    env = {**os.environ, **_literal(grade["env"]), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "GITHUB_WORKSPACE": str(tmp_path / "repo"),
            "RUNNER_TEMP": str(tmp_path)}
     failed = subprocess.run(["bash", "-eo", "pipefail", "-c", grade["run"]], cwd=tmp_path / "repo", env=env,
                             capture_output=True, text=True, timeout=STEP_TIMEOUT_S, check=False)

@@ -16,8 +16,11 @@ from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.export import TARGETS, ExportContext, export_to
 from autograder.export.corpus import corpus
 from autograder.export.gradescope_results import results_problems
+from autograder.layout import CourseDirectory
+from autograder.seeding import SECRET_FILE
 
 COURSE = load_course()
+LAYOUT = CourseDirectory.of()
 IDS = tuple(a.id for a in COURSE.assignments)
 ASSIGNMENT = COURSE.assignments[0]
 #: Ten hours after the due date: within the first day late (course.yml's grace period is shorter).
@@ -40,12 +43,17 @@ def _members(export: Path, assignment_id: str) -> dict[str, zipfile.ZipInfo]:
 
 
 @pytest.mark.parametrize("assignment_id", IDS)
-def test_the_zip_has_setup_and_run_autograder_at_its_root_and_its_own_wheel(export, assignment_id):
+def test_the_zip_has_setup_and_run_autograder_at_its_root_and_the_course_bundle(export, assignment_id):
     members = _members(export, assignment_id)
     assignment = COURSE.assignment(assignment_id)
-    assert {"setup.sh", "run_autograder", "requirements.txt", "course.yml"} <= set(members)
-    assert {f"assignments/{assignment_id}/{assignment.module}", f"assignments/{assignment_id}/{assignment.notebook}"} <= set(members)
-    assert [n for n in members if n.endswith(".whl")] == [f"attn_course-{metadata.version('attn-course')}-py3-none-any.whl"]
+    assert {"setup.sh", "run_autograder", "requirements.txt", SECRET_FILE} <= set(members)
+    version = f"{metadata.version('attn-course')}+{COURSE.version}" if COURSE.version else metadata.version("attn-course")
+    assert [n for n in members if n.endswith(".whl")] == [f"attn_course-{version}-py3-none-any.whl"]
+    with zipfile.ZipFile(export / assignment_id / "autograder.zip") as archive:
+        with zipfile.ZipFile(io.BytesIO(archive.read(f"attn_course-{version}-py3-none-any.whl"))) as bundle:
+            inside = set(bundle.namelist())
+    assert {f"attn_course_content/assignments/{assignment_id}/{assignment.module}", "attn_course_content/course.yml"} <= inside
+    assert not [n for n in members if n.startswith(("hidden_tests/", "solutions/", "assignments/"))]  # all in the bundle
     assert all(members[n].external_attr >> 16 & 0o111 for n in ("setup.sh", "run_autograder"))
     with zipfile.ZipFile(export / assignment_id / "autograder.zip") as archive:
         run = archive.read("run_autograder").decode()
@@ -65,7 +73,7 @@ def _replay(export: Path, root: Path, notebook: str, bin_dir: Path = BIN) -> dic
     (root / "submission").mkdir()
     (root / "submission" / ASSIGNMENT.notebook).write_text(notebook, encoding="utf-8")
     # the untouched module stub next to the notebook: the zip's release tells them apart
-    (root / "submission" / ASSIGNMENT.module).write_bytes((root / "source/assignments" / ASSIGNMENT.id / ASSIGNMENT.module).read_bytes())
+    (root / "submission" / ASSIGNMENT.module).write_bytes(LAYOUT.release(ASSIGNMENT.id).joinpath(ASSIGNMENT.module).read_bytes())
     (root / "submission_metadata.json").write_text(json.dumps({
         "created_at": ONE_DAY_LATE.isoformat(), "assignment": {"due_date": ASSIGNMENT.due.isoformat()},
         "users": [{"name": "Ada"}], "previous_submissions": [],
