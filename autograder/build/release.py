@@ -114,7 +114,7 @@ def step_stub_notebook(context: BuildContext) -> dict[str, str]:
         notebooks[name] = with_check_cells(render_notebook(
             context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames,
             due=context.assignment.due.isoformat(),
-        ), language)
+        ), language, context.assignment.module)
     return notebooks
 
 

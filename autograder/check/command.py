@@ -107,7 +107,7 @@ def _check(ctx: click.Context, assignment_id: str, path: Path, output_format: st
     runner.prestart(course.defaults)  # the worker warms up while the rest is imported
     shown = _Shown(CheckFormat(output_format), feedback_language(course, lang), is_quiet(ctx), watch)
     run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release, runner=runner)
-    report = _watch(run_once, shown, path, runner) if watch else run_once()
+    report = _watch(run_once, shown, path, runner, release.assignment_id) if watch else run_once()
     if not watch:
         shown(report, 1)
     if not report.passed:
@@ -144,10 +144,10 @@ def _unchecked(path: Path, problem: str, assignment_id: str):
     """A report of a run that could not check the files (what is wrong in place of the load error)."""
     from autograder.check.api import CheckReport
 
-    return CheckReport(assignment_id, str(path), (), problem, 0.0, str(path))
+    return CheckReport(assignment_id, str(path), (), problem, 0.0, str(Path(path).resolve()))
 
 
-def _watch(run_once, shown: _Shown, path: Path, runner):
+def _watch(run_once, shown: _Shown, path: Path, runner, assignment_id: str):
     """The checks, again on every save, until Ctrl-C; the last report."""
     from autograder.check.release import CannotCheck
     from autograder.check.watch import Clock, Stop, watch, watched_files
@@ -162,11 +162,12 @@ def _watch(run_once, shown: _Shown, path: Path, runner):
         except CannotCheck:  # the release itself is missing: nothing to watch for
             raise
         except GraderError as error:  # the files as saved cannot be checked yet: said, and watched on
-            last.append(_unchecked(path, _said(error), last[-1].assignment_id if last else ""))
+            last.append(_unchecked(path, _said(error), assignment_id))
         return last[-1]
 
     try:
-        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else ""),
+        folder = (Path(path).resolve(),) if Path(path).is_dir() else ()  # a file added or removed at its top changes it
+        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else "") + folder,
               Clock(stopped=lambda: stop.requested))
     except KeyboardInterrupt:
         if shown.output_format == CheckFormat.TEXT:
