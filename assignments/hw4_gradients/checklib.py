@@ -63,6 +63,9 @@ def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = 
                           got=str(actual.shape))
     if expected.dtype == np.bool_ and actual.dtype != np.bool_:
         raise CheckFailed(N_("{name}: expected a boolean array, got dtype {got}"), name=name, got=str(actual.dtype))
+    if actual.ndim == 0 and not np.isclose(actual, expected, rtol=rtol, atol=atol):
+        raise CheckFailed(N_("{name}: expected {expected}, got {got}"), name=name, expected=f"{expected[()]:.4g}",
+                          got=f"{actual[()]:.4g}")
     if expected.dtype.kind == "f" and not np.all(np.isfinite(actual)):
         raise CheckFailed(N_("{name}: holds NaN or inf at index {index}: expected {expected}, got {got}"), name=name,
                           **first_mismatch(actual, expected, rtol, atol))
@@ -127,7 +130,7 @@ class PublicCase:
     """One stored public case: a function, its inputs, the reference's outputs and the other accepted ones."""
 
     def __init__(self, name: str, function: str, args: tuple, kwargs: dict, expected: tuple, returns_tuple: bool,
-                 alternatives: tuple = (), weight: int = 1, parameters: tuple = ()):
+                 alternatives: tuple = (), weight: int = 1, parameters: tuple = (), output_names: tuple = ()):
         self.name = name
         self.function = function
         self.args = args
@@ -137,6 +140,14 @@ class PublicCase:
         self.alternatives = alternatives  # other results the contract accepts (another valid estimator)
         self.weight = weight
         self.parameters = parameters  # the function's parameter names, to name an argument changed in place
+        self.output_names = output_names  # the names its docstring gives the outputs ("Z", "A")
+
+    def output(self, index: int) -> str:
+        """How messages call output ``index``: ``case: A`` by the docstring's name (``case[1]`` when it has none)."""
+        if not self.returns_tuple:
+            return self.name
+        known = index < len(self.output_names)
+        return f"{self.name}: {self.output_names[index]}" if known else f"{self.name}[{index}]"
 
 
 class GeneratorSeed:
@@ -172,6 +183,7 @@ def _stored_case(case: dict, data) -> PublicCase:
         tuple(tuple(data[f"{name}/alt/{n}/{i}"] for i in range(outputs)) for n in range(case.get("alternatives", 0))),
         int(case.get("weight", 1)),
         tuple(case.get("parameters", ())),
+        tuple(case.get("output_names", ())),
     )
 
 
@@ -218,7 +230,7 @@ def _expect_dtype(part, expected: np.ndarray, what: str) -> None:
 def _expect_parts(case: PublicCase, parts: tuple, expected: tuple) -> None:
     for index, (part, wanted) in enumerate(zip(parts, expected)):
         loose = wanted.dtype == np.float32
-        what = f"{case.name}[{index}]" if case.returns_tuple else case.name
+        what = case.output(index)
         expect_array(part, wanted, what, rtol=FLOAT32_RTOL if loose else RTOL, atol=FLOAT32_ATOL if loose else ATOL)
         _expect_dtype(part, wanted, what)
 

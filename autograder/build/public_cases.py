@@ -77,7 +77,7 @@ def _outputs(case: PublicCase, prefix: str, variant: dict, arrays: dict[str, np.
     return expected
 
 
-def _entries(case: PublicCase, arrays: dict[str, np.ndarray]) -> dict:
+def _entries(case: PublicCase, arrays: dict[str, np.ndarray], names: tuple[str, ...] = ()) -> dict:
     """The index entry of a case: its inputs, the reference's outputs and the other results its contract accepts
     (another valid estimator, judged alike by the hidden tests), arrays moved to ``arrays``."""
     expected = _outputs(case, f"{case.name}/out", {}, arrays)
@@ -93,13 +93,15 @@ def _entries(case: PublicCase, arrays: dict[str, np.ndarray]) -> dict:
         "returns_tuple": isinstance(expected, tuple),
         "alternatives": len(accepted),
         "weight": case.weight,
+        "output_names": list(names),  # from the function's docstring: outputs are called by name, not by index
         "parameters": [p.name for p in reference_signature(case.function).parameters.values()
                        if p.kind is not inspect.Parameter.KEYWORD_ONLY],  # to name an argument changed in place
     }
 
 
-def cases_archive(cases: list[PublicCase]) -> bytes:
-    """The ``.npz`` bytes of the cases with their expected outputs (deterministic).
+def cases_archive(cases: list[PublicCase], named: dict[str, tuple[str, ...]] | None = None) -> bytes:
+    """The ``.npz`` bytes of the cases with their expected outputs (deterministic); ``named`` gives each
+    function's output names (its docstring's Returns section, see :mod:`autograder.build.output_names`).
 
     Raises
     ------
@@ -110,7 +112,7 @@ def cases_archive(cases: list[PublicCase]) -> bytes:
     if len(set(names)) != len(names):
         raise ValueError(f"public case names repeat: {sorted(n for n in names if names.count(n) > 1)}")
     arrays: dict[str, np.ndarray] = {}
-    index = [_entries(case, arrays) for case in cases]
+    index = [_entries(case, arrays, (named or {}).get(case.function, ())) for case in cases]
     arrays[INDEX] = np.array(json.dumps(index, sort_keys=True))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:

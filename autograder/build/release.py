@@ -18,6 +18,7 @@ from autograder.build.markers import MarkerError, solution_regions, strip_soluti
 from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
 from autograder.build.translation_check import translation_problems
 from autograder.build.check_cells import with_check_cells
+from autograder.build.output_names import output_names
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
@@ -197,7 +198,7 @@ def step_templates(context: BuildContext) -> dict[str, str]:
 
 def step_public_cases(context: BuildContext) -> dict[str, bytes]:
     """The public cases' inputs and the reference's answers (see :mod:`autograder.build.public_cases`)."""
-    return {CASES_FILE: cases_archive(list(context.public_cases))}
+    return {CASES_FILE: cases_archive(list(context.public_cases), output_names(context.master_module))}
 
 
 #: The release pipeline, in order.
