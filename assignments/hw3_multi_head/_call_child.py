@@ -181,6 +181,17 @@ class CallChild:
             When it raised, did not finish in time, returned something that is not arrays, or
             the module does not load; NotImplementedError when the student's did.
         """
+        return self.call_observed(function, args, kwargs)[0]
+
+    def call_observed(self, function: str, args: tuple, kwargs: dict) -> tuple:
+        """:meth:`call`'s result and the labels of the array arguments the call changed in place
+        (``"0"``, ``"1.0"`` for the first array of a tuple argument, ``"mask"``), as grading reports them.
+
+        Raises
+        ------
+        CallFailed
+            As :meth:`call`.
+        """
         if function in self.timed_out:
             raise CallFailed(f"{function}() was not run again: it ran out of time on an earlier test")
         if self.load_error is not None:
@@ -198,7 +209,7 @@ class CallChild:
                 raise
         finally:
             self._show_output()
-        return _answer(header, results, function, self.module_file)
+        return _answer(header, results, function, self.module_file), tuple(header.get("mutated", ()))
 
     def _show_output(self) -> None:
         """What the student printed so far, on this test's stdout (pytest shows it with the test)."""
@@ -262,20 +273,40 @@ def _result(value) -> tuple[dict, list]:
     return {"result": {"tuple": nodes} if isinstance(value, tuple) else nodes[0]}, arrays
 
 
+def _arrays_in(label: str, value) -> list:
+    """(label, array) of every array in an argument, one level into tuples and lists."""
+    if isinstance(value, np.ndarray):
+        return [(label, value)]
+    if isinstance(value, (tuple, list)):
+        return [(f"{label}.{i}", v) for i, v in enumerate(value) if isinstance(v, np.ndarray)]
+    return []
+
+
+def _changed(before: list) -> list:
+    """The labels of the arrays that differ from their copies in ``before``."""
+    return [label for label, array, copy in before
+            if array.shape != copy.shape or not np.array_equal(array, copy, equal_nan=array.dtype.kind in "fc")]
+
+
 def _handle(module, header: dict, arrays: list) -> tuple[dict, list]:
-    """The reply to one call."""
+    """The reply to one call (with the labels of the arguments it changed in place)."""
     implementation = getattr(module, header["function"], None)
     if implementation is None:
         return {"missing": True}, []
     args = decode_value(header["args"], arrays)
     kwargs = {name: decode_value(value, arrays) for name, value in header["kwargs"].items()}
+    named = [*(item for i, a in enumerate(args) for item in _arrays_in(str(i), a)),
+             *(item for k, v in kwargs.items() for item in _arrays_in(k, v))]
+    before = [(label, array, array.copy()) for label, array in named]
     try:
         value = implementation(*args, **kwargs)
     except NotImplementedError as error:
         return {"not_implemented": str(error)}, []
     except BaseException as error:  # noqa: BLE001 - the student's exception, shown with its traceback
         return {"error": "".join(traceback.format_exception(type(error), error, error.__traceback__.tb_next)).rstrip()}, []
-    return _result(value)
+    reply, results = _result(value)
+    reply["mutated"] = _changed(before)
+    return reply, results
 
 
 def die_with_parent(poll_s: float = 0.5) -> None:

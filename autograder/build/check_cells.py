@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import nbformat
 
-from autograder.i18n import msg, render
+from autograder.i18n import Message, N_, msg, render
 
 #: The tag of the check cells (the graded cells carry ``graded`` and their function).
 CHECK_TAG = "check"
@@ -28,10 +28,17 @@ except ImportError:  # no student kit in this kernel
         print({missing!r})
 """
 COMMENT = msg("Run the check cell after a function to test it as this notebook defines it; check() tests them all.")
+#: The switch cell, after the import cell: a student who works in the module runs the notebook on it.
+SWITCH_CELL = """# {comment}
+USE_MODULE = False
+"""
+SWITCH_COMMENT = N_("Working in {module} instead? Set USE_MODULE = True and run the notebook: each check cell then "
+                     "checks the saved {module} and takes that function from it, so the demos and checks below run "
+                     "your module.")
 
 
-def with_check_cells(notebook_json: str, language: str) -> str:
-    """The notebook with its check cells (ids ``check-import`` and ``check-<function>``)."""
+def with_check_cells(notebook_json: str, language: str, module: str = "the module") -> str:
+    """The notebook with its check cells (ids ``check-import``, ``check-switch`` and ``check-<function>``)."""
     notebook = nbformat.reads(notebook_json, as_version=4)
     cells, imported = [], False
     for cell in notebook.cells:
@@ -41,6 +48,9 @@ def with_check_cells(notebook_json: str, language: str) -> str:
             source = IMPORT_CELL.format(comment=render(COMMENT, language), missing=render(NO_KIT, language))
             cells.append(nbformat.v4.new_code_cell(source.rstrip("\n"), metadata={"tags": [CHECK_TAG]}))
             cells[-1].id, imported = "check-import", True
+            switch = SWITCH_CELL.format(comment=render(Message(SWITCH_COMMENT, {"module": module}), language))
+            cells.append(nbformat.v4.new_code_cell(switch.rstrip("\n"), metadata={"tags": [CHECK_TAG]}))
+            cells[-1].id = "check-switch"
         cells.append(cell)
         if graded:
             cells.append(nbformat.v4.new_code_cell(f"check({tags[1]!r})", metadata={"tags": [CHECK_TAG]}))

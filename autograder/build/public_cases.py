@@ -18,6 +18,7 @@ times), so ``build --check-only`` can compare it with the committed one.
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import json
 import zipfile
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.judge.compare import reference_output
+from autograder.judge.compare import contract, reference_output, reference_signature
 
 #: File name of the cases in a release and of the instructor's case list in solutions/<id>/.
 CASES_FILE = "public_cases.npz"
@@ -50,6 +51,7 @@ class PublicCase:
     function: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    weight: int = 1  # the case's weight in its question's score, as a hidden test's ``question(weight=...)``
 
 
 @dataclass(frozen=True)
@@ -73,26 +75,41 @@ def _store(prefix: str, value, arrays: dict[str, np.ndarray]) -> dict:
     return {"array": prefix, "python": type(value).__name__ if isinstance(value, (bool, int, float)) else None}
 
 
-def _entries(case: PublicCase, arrays: dict[str, np.ndarray]) -> dict:
-    """The index entry of a case: its inputs and the reference's outputs, arrays moved to ``arrays``."""
+def _outputs(case: PublicCase, prefix: str, variant: dict, arrays: dict[str, np.ndarray]) -> object:
+    """The reference's result for the case (with the keyword arguments ``variant``), its parts moved to ``arrays``."""
     args = tuple(_materialised(a) for a in case.args)
     kwargs = {k: _materialised(v) for k, v in case.kwargs.items()}
-    expected = reference_output(case.function, args, kwargs)
-    outputs = expected if isinstance(expected, tuple) else (expected,)
-    for index, output in enumerate(outputs):
-        arrays[f"{case.name}/out/{index}"] = np.asarray(output)
+    expected = reference_output(case.function, args, {**kwargs, **variant})
+    for index, output in enumerate(expected if isinstance(expected, tuple) else (expected,)):
+        arrays[f"{prefix}/{index}"] = np.asarray(output)
+    return expected
+
+
+def _entries(case: PublicCase, arrays: dict[str, np.ndarray], names: tuple[str, ...] = ()) -> dict:
+    """The index entry of a case: its inputs, the reference's outputs and the other results its contract accepts
+    (another valid estimator, judged alike by the hidden tests), arrays moved to ``arrays``."""
+    expected = _outputs(case, f"{case.name}/out", {}, arrays)
+    accepted = contract(case.function).accepted
+    for number, variant in enumerate(accepted):
+        _outputs(case, f"{case.name}/alt/{number}", dict(variant), arrays)
     return {
         "name": case.name,
         "function": case.function,
         "args": [_store(f"{case.name}/arg/{i}", a, arrays) for i, a in enumerate(case.args)],
         "kwargs": {k: _store(f"{case.name}/kwarg/{k}", v, arrays) for k, v in case.kwargs.items()},
-        "outputs": len(outputs),
+        "outputs": len(expected) if isinstance(expected, tuple) else 1,
         "returns_tuple": isinstance(expected, tuple),
+        "alternatives": len(accepted),
+        "weight": case.weight,
+        "output_names": list(names),  # from the function's docstring: outputs are called by name, not by index
+        "parameters": [p.name for p in reference_signature(case.function).parameters.values()
+                       if p.kind is not inspect.Parameter.KEYWORD_ONLY],  # to name an argument changed in place
     }
 
 
-def cases_archive(cases: list[PublicCase]) -> bytes:
-    """The ``.npz`` bytes of the cases with their expected outputs (deterministic).
+def cases_archive(cases: list[PublicCase], named: dict[str, tuple[str, ...]] | None = None) -> bytes:
+    """The ``.npz`` bytes of the cases with their expected outputs (deterministic); ``named`` gives each
+    function's output names (its docstring's Returns section, see :mod:`autograder.build.output_names`).
 
     Raises
     ------
@@ -103,7 +120,7 @@ def cases_archive(cases: list[PublicCase]) -> bytes:
     if len(set(names)) != len(names):
         raise ValueError(f"public case names repeat: {sorted(n for n in names if names.count(n) > 1)}")
     arrays: dict[str, np.ndarray] = {}
-    index = [_entries(case, arrays) for case in cases]
+    index = [_entries(case, arrays, (named or {}).get(case.function, ())) for case in cases]
     arrays[INDEX] = np.array(json.dumps(index, sort_keys=True))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:

@@ -19,6 +19,7 @@ from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions
 from autograder.build.translation_check import translation_problems
 from autograder.build.check_cells import with_check_cells
 from autograder.written.cells import ANSWERS_FILE, answers_markdown, with_written_cells
+from autograder.build.output_names import output_names
 from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, release_cases
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
@@ -115,7 +116,7 @@ def step_stub_notebook(context: BuildContext) -> dict[str, str]:
         notebooks[name] = with_written_cells(with_check_cells(render_notebook(
             context.notebook_source, module, origin, context.assignment.questions, language, docstrings, renames,
             due=context.assignment.due.isoformat(),
-        ), language), context.assignment, language)
+        ), language, context.assignment.module), context.assignment, language)
     return notebooks
 
 
@@ -206,7 +207,7 @@ def step_templates(context: BuildContext) -> dict[str, str]:
 
 def step_public_cases(context: BuildContext) -> dict[str, bytes]:
     """The public cases' inputs and the reference's answers (see :mod:`autograder.build.public_cases`)."""
-    return {CASES_FILE: cases_archive(list(context.public_cases))}
+    return {CASES_FILE: cases_archive(list(context.public_cases), output_names(context.master_module))}
 
 
 #: The release pipeline, in order.

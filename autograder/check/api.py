@@ -24,6 +24,7 @@ from autograder.i18n import Message, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.paths import ASSIGNMENTS_DIR, NOT_SUBMISSIONS, public_tests_name
 from autograder.scoring import QuestionScore, score_questions
+from autograder.submission.locate import changed_in_folder, shown
 
 
 #: What the summary says about the grade: the public checks are a sample, the hidden tests are broader.
@@ -84,6 +85,22 @@ def _public_tests(folder: Path, course: Course, assignment_id: str) -> Path:
     raise GraderError(f"{path} is missing: run `attn-course build {assignment.id}` first")
 
 
+def saved_last(path: Path, assignment, release: Release) -> tuple[Path, tuple[Message, ...]]:
+    """In a folder whose module and notebook are both changed, the file saved last, and the line that says so.
+
+    Grading refuses to choose between two changed files; the student who checks is still editing, so the check
+    follows the file they saved last (and says so), and checks the other once they save it.
+    """
+    if not path.is_dir():
+        return path, ()
+    changed = changed_in_folder(path, assignment.module, assignment.notebook, release.stubs)
+    if len(changed) < 2:
+        return path, ()
+    return changed[0], (msg("{saved} and {other} are both changed: checking {saved}, the file saved last (save the "
+                            "other one, or name it, to check it)", saved=shown(changed[0].name),
+                            other=shown(changed[1].name)),)
+
+
 def check_submission(course: Course, assignment_id: str, path: Path, releases_dir: Path = ASSIGNMENTS_DIR,
                      *, release: Release | None = None, runner: CheckRunner | None = None) -> CheckReport:
     """Run the public checks of ``assignment_id`` on the submission at ``path``.
@@ -103,12 +120,13 @@ def check_submission(course: Course, assignment_id: str, path: Path, releases_di
     runner = runner or check_runner(course.defaults)
     assignment = course.assignment(assignment_id)
     tests = _public_tests(release.folder, course, assignment_id)
+    path, chosen = saved_last(Path(path), assignment, release)
     run = run_on_submission(
-        course, assignment, Path(path), [tests], show_assertions=True, exclude=NOT_SUBMISSIONS, stubs=release.stubs,
+        course, assignment, path, [tests], show_assertions=True, exclude=NOT_SUBMISSIONS, stubs=release.stubs,
         open_worker=runner.submission,
     )
     questions = tuple(score_questions(assignment, run.results))
-    notes = (runner.note,) if runner.note is not None else ()
+    notes = ((runner.note,) if runner.note is not None else ()) + chosen
     return CheckReport(assignment.id, run.origin, questions, run.load_error, time.perf_counter() - started,
                        run.real_path, notes + run.load_notes, grading_losses(run.tree, course.defaults))
 

@@ -23,7 +23,7 @@ from autograder.cli_common import (
     with_sandbox,
 )
 from autograder.errors import GraderError
-from autograder.i18n import msg, render
+from autograder.i18n import Message, msg, render
 
 #: What ``check --watch`` says after its first run.
 WATCHING = msg("Watching for saves; Ctrl-C stops.")
@@ -71,9 +71,24 @@ def check(ctx: click.Context, assignment_id: str, path: Path, output_format: str
     try:
         _check(ctx, assignment_id, path, output_format, watch, lang, sandbox)
     except CannotCheck as error:  # no release here, a file missing from it: said in the student's language when asked
-        raise CheckCannotRun(render(error.student_message, lang or "en")) from None
+        _cannot_run(assignment_id, output_format, render(error.student_message, lang or "en"))
     except (GraderError, CourseCommandError) as error:  # the course file, the submission's files: nothing was checked
-        raise CheckCannotRun(error.format_message() if isinstance(error, click.ClickException) else str(error)) from None
+        _cannot_run(assignment_id, output_format,
+                    error.format_message() if isinstance(error, click.ClickException) else render(_said(error), lang or "en"))
+
+
+def _said(error: Exception) -> str:
+    """What an error says: its catalog message when it carries one (so it can be shown in the student's language)."""
+    return error.args[0] if error.args and isinstance(error.args[0], Message) else str(error)
+
+
+def _cannot_run(assignment_id: str, output_format: str, message: str) -> None:
+    """Stop with exit status 2 and ``message`` on stderr; with ``--format json``, a JSON record of it on stdout too
+    (an editor reading stdout always gets JSON)."""
+    if output_format == CheckFormat.JSON:
+        click.echo(json.dumps({"assignment": assignment_id, "passed": False, "error": message,
+                               "exit_code": SET_UP_PROBLEM_EXIT}, ensure_ascii=False))
+    raise CheckCannotRun(message)
 
 
 def _check(ctx: click.Context, assignment_id: str, path: Path, output_format: str, watch: bool, lang: str | None,
@@ -92,7 +107,7 @@ def _check(ctx: click.Context, assignment_id: str, path: Path, output_format: st
     runner.prestart(course.defaults)  # the worker warms up while the rest is imported
     shown = _Shown(CheckFormat(output_format), feedback_language(course, lang), is_quiet(ctx), watch)
     run_once = functools.partial(check_submission, course, release.assignment_id, path, release=release, runner=runner)
-    report = _watch(run_once, shown, path, runner) if watch else run_once()
+    report = _watch(run_once, shown, path, runner, release.assignment_id) if watch else run_once()
     if not watch:
         shown(report, 1)
     if not report.passed:
@@ -125,8 +140,16 @@ class _Shown:
             click.echo(render(WATCHING, self.language))
 
 
-def _watch(run_once, shown: _Shown, path: Path, runner):
+def _unchecked(path: Path, problem: str, assignment_id: str):
+    """A report of a run that could not check the files (what is wrong in place of the load error)."""
+    from autograder.check.api import CheckReport
+
+    return CheckReport(assignment_id, str(path), (), problem, 0.0, str(Path(path).resolve()))
+
+
+def _watch(run_once, shown: _Shown, path: Path, runner, assignment_id: str):
     """The checks, again on every save, until Ctrl-C; the last report."""
+    from autograder.check.release import CannotCheck
     from autograder.check.watch import Clock, Stop, watch, watched_files
 
     runner.keep_spares()  # the next run's worker starts while the student edits
@@ -134,11 +157,17 @@ def _watch(run_once, shown: _Shown, path: Path, runner):
     signal.signal(signal.SIGINT, stop)
 
     def run_and_keep():
-        last.append(run_once())
+        try:
+            last.append(run_once())
+        except CannotCheck:  # the release itself is missing: nothing to watch for
+            raise
+        except GraderError as error:  # the files as saved cannot be checked yet: said, and watched on
+            last.append(_unchecked(path, _said(error), assignment_id))
         return last[-1]
 
     try:
-        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else ""),
+        folder = (Path(path).resolve(),) if Path(path).is_dir() else ()  # a file added or removed at its top changes it
+        watch(run_and_keep, shown, lambda report: watched_files(path, report.path if report else "") + folder,
               Clock(stopped=lambda: stop.requested))
     except KeyboardInterrupt:
         if shown.output_format == CheckFormat.TEXT:

@@ -36,6 +36,8 @@ class _Session:
 
 
 _session: list[_Session] = []
+#: The notebook's switch (a generated cell): True makes each check cell take its function from the saved module.
+SWITCH = "USE_MODULE"
 #: What ``check`` says in a notebook opened outside its assignment folder.
 NOT_IN_FOLDER = msg("These checks run in the assignment folder (where release.json is): open the notebook from the folder "
                     "you were given, then run this cell again.")
@@ -75,6 +77,51 @@ def check_here(name: str | None = None, namespace: dict | None = None, folder: P
     return dataclasses.replace(report, questions=questions, path=shown)  # its runner adds no "no sandbox" line
 
 
+def _module_functions(path: Path, names: tuple[str, ...]) -> dict:
+    """The functions ``names`` of the module file at ``path``, loaded afresh (the student's own code, in their kernel).
+
+    Raises
+    ------
+    GraderError
+        When the module does not load or lacks one of them (the message says which).
+    """
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_attn_module_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # noqa: BLE001 - whatever the student's module raises on import
+        raise GraderError(render(msg("USE_MODULE is True but {module} does not load: {error}", module=path.name,
+                                     error=f"{type(error).__name__}: {error}"), SOURCE_LANGUAGE)) from None
+    missing = [name for name in names if not callable(getattr(module, name, None))]
+    if missing:
+        raise GraderError(render(msg("USE_MODULE is True but {module} defines no {function}", module=path.name,
+                                     function=missing[0]), SOURCE_LANGUAGE))
+    return {name: getattr(module, name) for name in names}
+
+
+def check_module(name: str | None, namespace: dict, folder: Path | None = None) -> CheckReport:
+    """With ``USE_MODULE = True``: the public checks of ``name`` (None: all) on the saved module, whose functions
+    then replace the notebook's in ``namespace`` (so the demos and gradient checks below run the module).
+
+    Raises
+    ------
+    GraderError
+        When the folder is no assignment folder, or the module does not load.
+    """
+    release = _current(Path.cwd() if folder is None else Path(folder)).release
+    assignment = release.course.assignment(release.assignment_id)
+    path = release.folder / assignment.module
+    names = assignment.functions if name is None else (name,)
+    namespace.update(_module_functions(path, names))
+    report = check_submission(release.course, release.assignment_id, path, release=release, runner=_session[0].runner)
+    questions = tuple(q for q in report.questions if q.function in names)
+    said = msg("USE_MODULE is True: checked {module}; {functions} in this notebook now come from it", module=path.name,
+               functions=", ".join(names))
+    return dataclasses.replace(report, questions=questions, notes=(said, *report.notes))
+
+
 def html_table(report: CheckReport, language: str = "en") -> str:
     """The report as a compact HTML table (every student text escaped)."""
     rows = []
@@ -95,8 +142,9 @@ def check(name: str | None = None) -> None:
     Never raises for what the student can fix: a notebook opened outside its assignment folder, say, prints what
     to do (the notebook keeps running top to bottom).
     """
+    namespace = vars(sys.modules["__main__"])
     try:
-        report = check_here(name)
+        report = check_module(name, namespace) if namespace.get(SWITCH) is True else check_here(name)
     except GraderError as error:  # its message says what to do
         print(error)
         return

@@ -13,7 +13,7 @@ import base64
 import json
 
 from autograder.escape import terminal_text
-from autograder.grade.report import question_feedback
+from autograder.report.text import question_feedback
 from autograder.grade.result import GradeResult
 from autograder.languages import SOURCE_LANGUAGE
 

@@ -91,12 +91,24 @@ def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, 
     return lines
 
 
+#: Where a student's traceback starts in a failure message (after what the test called).
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def _same_failure(message: str) -> str:
+    """What makes two failures the same: the message, or only its traceback when it holds one (the tests that
+    raised it called the function with other inputs, but it is one bug)."""
+    start = message.find(TRACEBACK)
+    return message[start:] if start >= 0 else message
+
+
 def by_message(tests) -> dict[str, list]:
-    """Failed tests grouped by identical message (an unimplemented stub fails every test alike; ``check`` groups alike)."""
+    """Failed tests grouped by identical message, or identical traceback (an unimplemented stub fails every test
+    alike; ``check`` groups alike): a group of one keeps its whole message, a larger one is keyed by what they share."""
     groups: dict[str, list] = {}
     for test in tests:
-        groups.setdefault(test.message, []).append(test)
-    return groups
+        groups.setdefault(_same_failure(test.message), []).append(test)
+    return {(group[0].message if len(group) == 1 else same): group for same, group in groups.items()}
 
 
 def _indented(text: str, indent: str) -> str:

@@ -200,11 +200,10 @@ def choose(
         top = sorted(n for n in expected if _depth(n) == shallowest)
         changed = _changed(top, read, stubs)
         if len(changed) > 1:
-            listed = " and ".join(shown(f"{where}/{n}") for n in changed[:2])
-            raise AmbiguousSubmission(
-                f"{listed} are both changed from the release; keep only the file to be graded "
-                f"(or name the submission's file explicitly)"
-            )
+            raise AmbiguousSubmission(msg(
+                "the files {first} and {second} in {where} are both changed from the release; keep only the file to "
+                "be graded (or name the submission's file explicitly)",
+                first=shown(changed[0]), second=shown(changed[1]), where=_place(where)))
         if changed:
             return changed[0]
         return sorted(top, key=lambda n: (PurePosixPath(n).name != module_file, n))[0]
@@ -216,6 +215,15 @@ def choose(
                              notebook=notebook_file))
     raise LoadFailed(msg("{where} holds several candidates ({candidates}); name yours {module}", where=_place(where),
                          candidates=", ".join(shown(c) for c in sorted(candidates)[:5]), module=module_file))
+
+
+def changed_in_folder(folder: Path, module_file: str, notebook_file: str, stubs: ReleaseStubs) -> list[Path]:
+    """The assignment's files at the top of ``folder`` (its module, its notebook in every language) that differ
+    from the release's stubs, the one saved last first."""
+    names = (module_file, *file_names_in_every_language(notebook_file))
+    files = [folder / name for name in names if (folder / name).is_file() and not (folder / name).is_symlink()]
+    changed = [file for file in files if not is_untouched_stub(file.name, lambda name: _read_limited(folder / name), stubs)]
+    return sorted(changed, key=lambda file: file.stat().st_mtime_ns, reverse=True)
 
 
 def _changed(names: list[str], read: Callable[[str], bytes], stubs: ReleaseStubs) -> list[str]:

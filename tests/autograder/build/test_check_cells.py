@@ -30,7 +30,10 @@ def test_every_graded_cell_is_followed_by_its_check_and_the_import_comes_first(a
     for i in graded:
         assert "".join(cells[i + 1]["source"]) == f"check({cells[i]['metadata']['tags'][1]!r})"
     (imports,) = [i for i, c in enumerate(cells) if c["id"] == "check-import"]
-    assert imports == graded[0] - 1 and CHECK_TAG in cells[imports]["metadata"]["tags"]
+    (switch,) = [i for i, c in enumerate(cells) if c["id"] == "check-switch"]
+    assert imports == graded[0] - 2 and switch == graded[0] - 1  # the import, the switch, then the first graded cell
+    assert CHECK_TAG in cells[imports]["metadata"]["tags"] and CHECK_TAG in cells[switch]["metadata"]["tags"]
+    assert "".join(cells[switch]["source"]).endswith("\nUSE_MODULE = False") and assignment.module in cells[switch]["source"][0]
 
 
 def _filled(assignment, tmp_path):

@@ -78,17 +78,6 @@ def test_checking_the_repository_root_checks_the_release_not_the_masters():
     assert report.score == 0
 
 
-def test_a_folder_with_two_changed_files_is_refused_naming_both(tmp_path):
-    from autograder.errors import AmbiguousSubmission
-
-    assignment = COURSE.assignment(IDS[0])
-    (tmp_path / assignment.module).write_text(_solution(IDS[0]), encoding="utf-8")
-    notebook_source = (SOLUTIONS_DIR / IDS[0] / NOTEBOOK_SOURCE).read_text(encoding="utf-8")
-    (tmp_path / assignment.notebook).write_text(render_notebook(notebook_source, _solution(IDS[0]), questions=assignment.questions), encoding="utf-8")
-    with pytest.raises(AmbiguousSubmission, match=assignment.notebook):
-        check_submission(COURSE, IDS[0], tmp_path)
-
-
 def test_a_completed_notebook_beside_the_untouched_stub_module_is_what_gets_checked(tmp_path):
     assignment = COURSE.assignment(IDS[0])
     (tmp_path / assignment.module).write_text((ASSIGNMENTS_DIR / IDS[0] / assignment.module).read_text(encoding="utf-8"))

@@ -125,3 +125,35 @@ def test_plain_pytest_in_the_release_fails_an_endless_function_after_the_call_li
     assert " passed" in done.stdout
     if sys.platform.startswith("linux"):
         assert _release_workers(release) == []
+
+
+def test_arguments_changed_in_place_are_reported_and_an_honest_call_reports_none(module):
+    child = module("import numpy as np\n"
+                   "def f(x, pair, mask=None, inplace=False):\n"
+                   "    if inplace:\n"
+                   "        x -= x.max()\n"
+                   "        pair[1][0] = np.nan\n"
+                   "        mask[:] = False\n"
+                   "    return x + 0.0\n")
+    args = (np.arange(3.0), (np.zeros(2), np.ones(2)))
+    _, honest = child.call_observed("f", args, {"mask": np.ones(2, dtype=bool)})
+    assert honest == ()
+    result, changed = child.call_observed("f", args, {"mask": np.ones(2, dtype=bool), "inplace": True})
+    assert set(changed) == {"0", "1.1", "mask"}
+    assert np.array_equal(result, [-2.0, -1.0, 0.0])
+
+
+def test_plain_pytest_in_the_release_fails_a_function_that_changes_its_input(tmp_path):
+    release = tmp_path / HW1.id
+    shutil.copytree(ASSIGNMENTS_DIR / HW1.id, release, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    solution = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))
+    inplace = ("\n\ndef softmax(x, axis=-1):\n    x = np.asarray(x, dtype=float) if np.asarray(x).dtype.kind != 'f' else x\n"
+               "    x -= np.max(x, axis=axis, keepdims=True)\n    np.exp(x, out=x)\n"
+               "    x /= np.sum(x, axis=axis, keepdims=True)\n    return x\n")
+    (release / HW1.module).write_text(solution + inplace, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "random_public_case"],
+                          cwd=release, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "the call changed its argument x in place" in done.stdout
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed and all("softmax" in line or "attention" in line for line in failed), done.stdout[-3000:]

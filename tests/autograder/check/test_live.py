@@ -113,3 +113,55 @@ def test_check_in_a_notebook_opened_outside_its_folder_says_where_to_run_it_and_
     monkeypatch.setattr(live, "_session", [])
     live.check("softmax")
     assert "release.json" in capsys.readouterr().out
+
+
+def _release_notebook_run(tmp_path, assignment, use_module: bool):
+    """The released notebook, untouched but for its switch, run in a real kernel with the solution saved in the module."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    folder = tmp_path / assignment.id
+    shutil.copytree(ASSIGNMENTS_DIR / assignment.id, folder, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    solution = keep_solutions((SOLUTIONS_DIR / assignment.id / assignment.module).read_text(encoding="utf-8"))
+    (folder / assignment.module).write_text(solution, encoding="utf-8")
+    notebook = nbformat.read(folder / assignment.notebook, as_version=4)
+    switch = [cell for cell in notebook.cells if cell.get("id") == "check-switch"]
+    assert len(switch) == 1 and "USE_MODULE = False" in switch[0].source
+    switch[0].source = switch[0].source.replace("USE_MODULE = False", f"USE_MODULE = {use_module}")
+    client = nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3",
+                                     resources={"metadata": {"path": str(folder)}})
+    return notebook, client
+
+
+@pytest.mark.slow
+def test_with_the_switch_on_the_notebooks_demos_and_gradient_checks_run_the_saved_module(tmp_path):
+    assignment = COURSE.assignments[-1]  # hw4: its gradient checks call the graded functions
+    notebook, client = _release_notebook_run(tmp_path, assignment, use_module=True)
+    client.execute()  # every demo and gradient check ran on the module: no NotImplementedError stopped it
+    checks = {cell.id: json.dumps([o.get("data", o.get("text", "")) for o in cell.outputs]) for cell in notebook.cells
+              if cell.get("id", "").startswith("check-") and cell.id not in ("check-import", "check-switch")}
+    assert set(checks) == {f"check-{f}" for f in assignment.functions}
+    assert all("USE_MODULE is True: checked" in shown and "FAIL" not in shown for shown in checks.values()), checks
+
+
+@pytest.mark.slow
+def test_with_the_switch_off_the_notebook_runs_its_own_stubs(tmp_path):
+    """The control: the same notebook and module, the switch as handed out, stops at the notebook's first stub."""
+    nbclient = pytest.importorskip("nbclient")
+    _, client = _release_notebook_run(tmp_path, COURSE.assignments[-1], use_module=False)
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="NotImplementedError"):
+        client.execute()
+
+
+def test_with_the_switch_on_a_module_that_does_not_load_is_said_and_nothing_raises(kernel, capsys):
+    import sys
+
+    (kernel_folder := __import__("pathlib").Path.cwd()).joinpath(HW1.module).write_text("def softmax(:\n", encoding="utf-8")
+    main = sys.modules["__main__"]
+    previous = getattr(main, "USE_MODULE", None)
+    main.USE_MODULE = True
+    try:
+        live.check("softmax")
+    finally:
+        main.USE_MODULE = previous
+    out = capsys.readouterr().out
+    assert f"USE_MODULE is True but {HW1.module} does not load: SyntaxError" in out, out
