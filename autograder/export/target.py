@@ -48,6 +48,8 @@ class ExportContext:
     language : str or None
         The language of the feedback the exported grading writes (``--lang``; None: course.yml's
         ``feedback_language``).
+    options : dict
+        The target's other own options, by name (nbgrader's ``exchange_root``).
     """
 
     course: Course
@@ -56,6 +58,7 @@ class ExportContext:
     seeds: dict = field(default_factory=dict)
     package: str = DEFAULT_PACKAGE
     language: str | None = None
+    options: dict = field(default_factory=dict)
 
     @property
     def layout(self) -> CourseDirectory:
@@ -93,6 +96,9 @@ def context_values(assignment_ids: tuple[str, ...], given: dict) -> dict:
         values["seeds"] = {i: given["seed"] for i in assignment_ids}
     if given.get("package") is not None:
         values["package"] = given["package"]
+    others = {name: value for name, value in given.items() if name not in ("seed", "package") and value is not None}
+    if others:
+        values["options"] = others
     return values
 
 

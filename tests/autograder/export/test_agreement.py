@@ -27,6 +27,7 @@ COURSE = load_course()
 ASSIGNMENT = COURSE.assignments[0]
 TOLERANCE = 1e-4
 BUGGY_NOTEBOOKS = 3
+DAYS_LATE = 2
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +63,33 @@ def _in_kernel(graded, names) -> dict:
     return {name: graded[name].in_kernel for name in names}
 
 
+def _hand_in_late(course_dir) -> float:
+    """course.yml's due date into gradebook.db (as the README's `nbgrader db assignment add` does), a submission
+    DAYS_LATE days after it; the share of the score course.yml's late policy leaves it."""
+    import datetime as dt
+
+    from nbgrader.api import Gradebook
+
+    from autograder.grade.late import late_fraction
+
+    due = ASSIGNMENT.due.astimezone(dt.timezone.utc)
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gradebook:
+        gradebook.update_or_create_assignment(ASSIGNMENT.id, duedate=due.replace(tzinfo=None))
+    late_at = due + dt.timedelta(days=DAYS_LATE - 1, hours=12)
+    folder = course_dir / "submitted" / "late" / ASSIGNMENT.id
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text(late_at.strftime("%Y-%m-%d %H:%M:%S.%f UTC"), encoding="utf-8")
+    days, fraction = late_fraction(ASSIGNMENT.due, late_at, COURSE.late_policy)
+    assert days == DAYS_LATE and 0 < fraction < 1
+    return 1 - fraction
+
+
 @pytest.mark.longest
 def test_nbgrader_autograde_gives_our_scores(notebooks):
     _, _, course_dir, files, graded = notebooks
-    grades = agreement.nbgrader_grades(course_dir, ASSIGNMENT.id, files, ASSIGNMENT.notebook)
+    keep = _hand_in_late(course_dir)  # the late-penalty plugin of the generated config, in the same autograde
+    grades = agreement.nbgrader_grades(course_dir, ASSIGNMENT.id, {**files, "late": files["solution"]}, ASSIGNMENT.notebook)
+    assert grades.pop("late").score == pytest.approx(graded["solution"].score * keep, abs=TOLERANCE)
     assert set(grades) == set(files)
     names = [name for name in files if name != "trudy"]
     assert {n: grades[n].score for n in names} == pytest.approx(_in_kernel(graded, names), abs=TOLERANCE)

@@ -9,7 +9,6 @@ on the drawn inputs, so ``attn-course grade`` run on its own gives the same ones
 import datetime as dt
 import json
 import shutil
-import subprocess
 
 import pytest
 from click.testing import CliRunner
@@ -18,9 +17,11 @@ from autograder.cli import main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.export import TARGETS, ExportContext, agreement, export_to
 from autograder.export.corpus import SOLUTION, corpus, with_reference_import
+from autograder.grade.api import grade_submission
 from autograder.grade.late import late_fraction
+from autograder.grade.report import to_json
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.longest]
 pytest.importorskip("nbgrader")
 
 COURSE = load_course()
@@ -48,12 +49,10 @@ def graded(tmp_path_factory):
     done = CliRunner().invoke(main, ["nbgrader-grade", ASSIGNMENT.id, "--nbgrader-dir", str(course_dir)])
     assert done.exit_code == 0, done.output
     ours = {}
-    for student in notebooks:
+    for student in notebooks:  # what `attn-course grade` gives each on its own (its engine, in this process)
         path = course_dir / "submitted" / student / ASSIGNMENT.id / ASSIGNMENT.notebook
-        extra = ["--submitted-at", late_at.isoformat()] if student == "late" else []
-        out = subprocess.run([str(agreement.BIN / "attn-course"), "grade", ASSIGNMENT.id, str(path), "--format", "json", *extra],
-                             capture_output=True, text=True, timeout=300, check=True).stdout
-        ours[student] = json.loads(out)
+        result = grade_submission(COURSE, ASSIGNMENT.id, path, submitted_at=late_at if student == "late" else None)
+        ours[student] = json.loads(to_json(result))
     return course_dir, ours, late_at
 
 
