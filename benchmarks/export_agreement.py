@@ -92,9 +92,10 @@ def verdict(row: dict) -> str:
     return "no (attack: only ours is sandboxed)" if row["kind"] == ATTACK else "NO"
 
 
-def print_table(rows: list[dict]) -> None:
-    print(f"{'assignment':<22} {'notebook':<9} {'kind':<8} {'ours':>8} {'no carry':>8} {'nbgrader':>9} {'otter':>8}   "
-          f"{'s ours':>6} {'s nbg':>6} {'s otter':>7}  rerun  agree")
+def print_table(rows: list[dict], header: bool = True) -> None:
+    if header:
+        print(f"{'assignment':<22} {'notebook':<9} {'kind':<8} {'ours':>8} {'no carry':>8} {'nbgrader':>9} {'otter':>8}   "
+              f"{'s ours':>6} {'s nbg':>6} {'s otter':>7}  rerun  agree")
     for r in rows:
         mark = verdict(r)
         print(f"{r['assignment']:<22} {r['name']:<9} {r['kind']:<8} {r['ours'].score:>8.4f} {r['ours'].in_kernel:>8.4f} "
@@ -107,9 +108,10 @@ def main(argv: list[str]) -> int:
     ids = argv or [a.id for a in course.assignments]
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
-        for assignment_id in ids:
+        for assignment_id in ids:  # each assignment's rows as soon as they are in (a run takes minutes per assignment)
             rows += grade_assignment(course, assignment_id, Path(scratch) / assignment_id)
-    print_table(rows)
+            print_table([r for r in rows if r["assignment"] == assignment_id], header=assignment_id == ids[0])
+            sys.stdout.flush()
     disagreements = [r for r in rows if not r["agree"] and r["kind"] != ATTACK and not unfinished(r)]
     honest = [r for r in rows if r["kind"] in ("solution", STUB)]
     print(f"\n{len(rows)} notebooks; {sum(r['agree'] for r in rows)} agree to {TOLERANCE:g} "
