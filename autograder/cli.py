@@ -23,6 +23,7 @@ from autograder.demo.command import demo
 from autograder.export.command import export
 from autograder.commands.grade import grade
 from autograder.commands.gradebook import gradebook
+from autograder.commands.nbgrader import nbgrader_grade
 from autograder.commands.review import review
 from autograder.kit.command import kit
 from autograder.scaffold.command import new
@@ -30,7 +31,8 @@ from autograder.scaffold.command import new
 #: The command group class (kept under its first name).
 _Commands = CommandGroup
 #: Every verb of ``attn-course``, each declared in its own command module.
-COMMANDS = (trace, variance, config, new, build, kit, bundle, check, grade, gradebook, review, demo, export)
+COMMANDS = (trace, variance, config, new, build, kit, bundle, check, grade, gradebook, nbgrader_grade, review, demo,
+            export)
 
 
 @click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -4,9 +4,9 @@ Every export is generated from ``solutions/``, ``course.yml`` and the hidden tes
 ``attn-course export TARGET``, never edited by hand. :data:`TARGETS` is the one registry of
 export targets (the command line's choices derive from it); each target is a small
 :class:`~autograder.export.target.ExportTarget`. On nbgrader and otter, the exported cells
-and tests run this course's hidden suite and judge in-process
-(:mod:`autograder.export.runtime`), so their scores agree with ``attn-course grade`` by
-construction.
+and tests replay this course's hidden tests from data recorded at export time with a
+numpy-only checker (:mod:`autograder.export.recorded`, :mod:`autograder.export.kernel_check`):
+the grading kernel needs neither ``attn-course`` nor the reference.
 """
 
 from __future__ import annotations

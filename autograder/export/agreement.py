@@ -30,10 +30,33 @@ class ToolTimeout(ExportError):
 
 @dataclass(frozen=True)
 class Graded:
-    """One notebook's score from one grader, and the seconds it took (nbgrader: its share of one autograde)."""
+    """One notebook's score from one grader, and the seconds it took (nbgrader: its share of one autograde).
+
+    ``in_kernel``: for ``attn-course grade``, the score without the credit it carried forward from wrong upstream
+    functions, which grading in the kernel cannot give (docs/threat-model.md); None for the other graders.
+    """
 
     score: float
     seconds: float
+    in_kernel: float | None = None
+
+
+def score_without_carry(record: dict) -> float:
+    """The score of a JSON record of ``attn-course grade`` with every pass carried forward counted as a failure.
+
+    Penalties apply per question, as the exported grade cells apply them (each rounded to 4 decimals).
+    """
+    keep = 1.0
+    for penalty in record.get("penalties", []):
+        keep *= 1.0 - float(penalty["fraction"])
+    total = 0.0
+    for question in record["questions"]:
+        tests = question["tests"]
+        weights = sum(t["weight"] for t in tests)
+        passed = sum(t["weight"] for t in tests if t["status"] == "passed" and not t.get("carried_from"))
+        raw = round(question["max_score"] * passed / weights, 4) if weights else 0.0
+        total += round(raw * keep, 4)
+    return round(total, 4)
 
 
 def tool_env() -> dict[str, str]:
@@ -59,11 +82,13 @@ def run_tool(command: list[str], cwd: Path, timeout: float = TOOL_TIMEOUT_S) -> 
 
 
 def ours(assignment_id: str, notebook: Path, seed: int, course_file: Path) -> Graded:
-    """``attn-course grade --seed`` on one notebook: the raw score (before late and import penalties)."""
+    """``attn-course grade --seed`` on one notebook: the score with the import policy's penalty (no submission time, so
+    no late penalty), and the score grading in the kernel can give (:func:`score_without_carry`)."""
     started = time.perf_counter()
     done = run_tool([str(BIN / "attn-course"), "--course", str(course_file), "grade", assignment_id, str(notebook),
                      "--single", "--seed", str(seed), "--format", "json"], notebook.parent)
-    return Graded(float(json.loads(done.stdout)["raw_score"]), time.perf_counter() - started)
+    record = json.loads(done.stdout)
+    return Graded(float(record["score"]), time.perf_counter() - started, score_without_carry(record))
 
 
 def nbgrader_release(course_dir: Path, assignment_id: str) -> Path:

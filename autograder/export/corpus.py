@@ -22,7 +22,7 @@ from autograder.demo.sample_class import BuggyStudent, buggy_source, sample_clas
 from autograder.export.notebooks import GRADING_HEADING, graded_notebook
 from autograder.export.spec import GradingSpec
 
-SOLUTION, STUB, BUGGY, ATTACK = "solution", "stub", "buggy", "attack"
+SOLUTION, STUB, BUGGY, ATTACK, CHEAT = "solution", "stub", "buggy", "attack", "cheat"
 #: The attack's cell: on a platform that grades in the notebook's process, every hidden test passes.
 ATTACK_CELL = """\
 # A "helper" cell: in-process graders read test results from objects this notebook can reach.
@@ -57,9 +57,21 @@ def with_attack(notebook: str) -> str:
     return nbformat.writes(document, version=4) + "\n"
 
 
+def with_reference_import(notebook: str, function: str) -> str:
+    """``notebook`` with the graded cell of ``function`` replaced by the one line ``from attn_reference import <function>``."""
+    from autograder.build.notebook import GRADED_KEY
+
+    document = nbformat.reads(notebook, as_version=4)
+    cell = next(c for c in document.cells if c.cell_type == "code" and GRADED_KEY in c.metadata.get("tags", [])
+                and function in c.metadata.get("tags", []))
+    cell.source = f"from attn_reference import {function}"
+    return nbformat.writes(document, version=4) + "\n"
+
+
 def corpus(course: Course, assignment_id: str, spec: GradingSpec, *, buggy: int | None = None,
-           attack: bool = True) -> list[CorpusEntry]:
-    """The corpus of an assignment: solution, stub, the first ``buggy`` buggy students (all by default), the attack."""
+           attack: bool = True, cheat: bool = False) -> list[CorpusEntry]:
+    """The corpus of an assignment: solution, stub, the first ``buggy`` buggy students (all by default), the attack,
+    and the cheat: the solution with its first function taken from the reference in one import line."""
     assignment = course.assignment(assignment_id)
     solution = keep_solutions(course.layout.master(assignment).read_text(encoding="utf-8"))
     stub = build_release(course, assignment_id)[assignment.module]
@@ -71,6 +83,10 @@ def corpus(course: Course, assignment_id: str, spec: GradingSpec, *, buggy: int 
                CorpusEntry(STUB, STUB, "the untouched stub", notebook(stub))]
     for student in buggy_students(course, assignment_id)[:buggy]:
         entries.append(CorpusEntry(student.name, BUGGY, student.bug, notebook(buggy_source(solution, student))))
+    if cheat:
+        first = assignment.functions[0]
+        entries.append(CorpusEntry("trudy", CHEAT, f"the solution, {first} imported from attn_reference",
+                                   with_reference_import(notebook(solution), first)))
     if attack:
         entries.append(CorpusEntry("mallory", ATTACK, "the stub, and a cell that passes every test in-process",
                                    with_attack(notebook(stub))))

@@ -4,10 +4,11 @@
 solution markers for nbgrader's source, the solution, a stub or a buggy version for
 submissions) and adds what nbgrader reads: solution metadata on every graded cell and, at
 the end, one locked grade cell per question worth its course.yml points. A grade cell's
-hidden part imports the installed ``attn-course`` and ends with the question's score; the
+hidden part carries the question's hidden tests as data and the checker that replays them
+(:mod:`autograder.export.kernel_check`), and ends with the question's score; the
 student's copy holds only the visible comment (nbgrader strips the hidden part from the
-release, and restores it from its database when it grades). Grade cells come last because
-the first of them runs the whole hidden suite against the namespace the notebook built.
+release, and restores it from its database when it grades). Grade cells come last: the
+cells before them in the kernel's history are the student's, which the import policy reads.
 The notebook also names its assignment for otter (``metadata.otter.assignment_name``).
 """
 
@@ -33,6 +34,8 @@ HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 #: The grade cells' grade_id is this prefix and the question's function.
 GRADE_ID_PREFIX = "grade_"
+#: The name the hidden lines load the checker under, in the notebook's globals.
+KERNEL_VARIABLE = "_attn_kernel"
 GRADING_HEADING = msg(
     "## Grading\n\nThe cells below are filled in by the course's grader when your notebook is graded: "
     "leave them as they are. Each question scores its points times the weighted share of its hidden tests "
@@ -45,19 +48,24 @@ def notebook_source(assignment: Assignment, layout: CourseDirectory | None = Non
     return (layout or CourseDirectory.of()).notebook_source(assignment.id).read_text(encoding="utf-8")
 
 
-def grade_cell_source(function: str, number: int, points: float, spec: GradingSpec | None,
-                      language: str = SOURCE_LANGUAGE) -> str:
-    """A grade cell: the visible comment in ``language`` and, with ``spec``, the hidden lines that score the question."""
+def grade_cell_source(function: str, number: int, points: float, data: str | None,
+                      language: str = SOURCE_LANGUAGE, seed: int | None = None) -> str:
+    """A grade cell: the visible comment in ``language`` and, with ``data``, the hidden lines that score the question.
+
+    The hidden lines load the checker (:mod:`autograder.export.kernel_check`) and score the question on
+    ``data`` (:func:`autograder.export.kernel_code.question_data`): no ``attn-course``, hidden tests or
+    reference needed in the kernel. The question's grade cell is the ``number``-th of the grading cells,
+    which run last: the cells before them in the kernel's history are the student's.
+    """
     comment = msg("Grades question {number}, `{function}` ({points}), with the course's hidden tests.",
                   number=number, function=function, points=points_message(points))
     lines = ["# " + render(comment, language)]
-    if spec is not None:
-        lines += [
-            HIDDEN_BEGIN,
-            "from autograder.export.runtime import question_score",
-            f"question_score(globals(), {function!r}, {spec.to_json()!r})",
-            HIDDEN_END,
-        ]
+    if data is not None:
+        from autograder.export.kernel_code import bootstrap
+
+        lines += [HIDDEN_BEGIN, f"# seed = {seed}",
+                  bootstrap(KERNEL_VARIABLE),
+                  f"{KERNEL_VARIABLE}['question_score'](globals(), {data!r}, {number})", HIDDEN_END]
     return "\n".join(lines)
 
 
@@ -92,7 +100,7 @@ def manual_metadata(question_id: str, points: float) -> dict:
 
 def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpec, *, hidden: bool,
                     language: str = SOURCE_LANGUAGE, name: str | None = None,
-                    layout: CourseDirectory | None = None) -> str:
+                    layout: CourseDirectory | None = None, data: dict[str, str] | None = None) -> str:
     """The notebook in ``language`` as ``.ipynb`` JSON, with nbgrader's metadata and grade cells.
 
     Parameters
@@ -109,8 +117,16 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
         The notebook's file name in that language, which its prose names (``scaled_attention.zh.ipynb``).
     layout : CourseDirectory, optional
         The course whose masters hold the notebook's source (default: this project's course).
+    data : dict, optional
+        Each question's packed hidden tests (:func:`autograder.export.kernel_code.question_data`), which the
+        hidden part of its grade cell carries (default: recorded here, with ``spec``'s seed and language).
     """
     layout = layout or CourseDirectory.of()
+    if hidden and data is None:
+        from autograder.config import load_course
+        from autograder.export.kernel_code import packed_questions
+
+        data = packed_questions(load_course(layout.course_file), spec, layout.hidden_tests)
     docstrings = None if language == SOURCE_LANGUAGE else load_docstrings(layout.masters(assignment.id), language).functions
     renames = {assignment.notebook: name} if name and name != assignment.notebook else None
     rendered = render_notebook(notebook_source(assignment, layout), module_source, f"solutions/{assignment.id}/{NOTEBOOK_SOURCE}",
@@ -126,7 +142,8 @@ def graded_notebook(assignment: Assignment, module_source: str, spec: GradingSpe
             cell.metadata["nbgrader"] = manual_metadata(tags[1], written[tags[1]])
     cells = [nbformat.v4.new_markdown_cell(render(GRADING_HEADING, language))]
     for number, question in enumerate(assignment.questions, start=1):
-        source = grade_cell_source(question.function, number, question.points, spec if hidden else None, language)
+        source = grade_cell_source(question.function, number, question.points,
+                                   (data or {}).get(question.function) if hidden else None, language, spec.seed)
         cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": _grade_metadata(question.function, question.points)}))
     for index, cell in enumerate(cells, start=len(notebook.cells)):
         cell.id = f"cell-{index:03d}"

@@ -1,7 +1,8 @@
-"""What exported grading cells and test files call, inside the notebook's kernel.
+"""The course's hidden suite run in-process on a notebook's namespace (what the exports' cells called before).
 
-nbgrader's grade cells and otter's test cases import this module from the installed
-``attn-course`` package. The first of them runs the assignment's whole hidden suite once,
+The exports' cells no longer import it: they replay data (:mod:`autograder.export.kernel_check`).
+It stays as the engine's own in-process verdicts the kernel checker is measured against
+(tests/autograder/export/test_kernel_check.py). The first call runs the assignment's whole hidden suite once,
 with the course's own judge, against the notebook's namespace
 (:class:`~autograder.export.namespace.NamespaceSubmission`) and the seed the export fixed;
 every later cell or test case reads its share of the cached results. While the suite runs,

@@ -50,6 +50,8 @@ class ExportContext:
     language : str or None
         The language of the feedback the exported grading writes (``--lang``; None: course.yml's
         ``feedback_language``).
+    options : dict
+        The target's other own options, by name (nbgrader's ``exchange_root``).
     """
 
     course: Course
@@ -59,6 +61,7 @@ class ExportContext:
     package: str = DEFAULT_PACKAGE
     bundle: str | None = None
     language: str | None = None
+    options: dict = field(default_factory=dict)
 
     @property
     def layout(self) -> CourseDirectory:
@@ -103,6 +106,9 @@ def context_values(assignment_ids: tuple[str, ...], given: dict) -> dict:
     for name in ("package", "bundle"):
         if given.get(name) is not None:
             values[name] = given[name]
+    others = {name: value for name, value in given.items() if name not in ("seed", "package", "bundle") and value is not None}
+    if others:
+        values["options"] = others
     return values
 
 

@@ -34,6 +34,7 @@ class TimeSource(StrEnum):
     OPTION = "--submitted-at"
     CSV = TIMES_CSV
     GRADESCOPE = "submission_metadata.json"
+    NBGRADER = "nbgrader's timestamp.txt"
     FILE_TIME = "file time"
     UNMATCHED = f"no row in {TIMES_CSV}"  # the class folder has times, but none for this entry: no late penalty
     NONE = "none"

@@ -1,6 +1,7 @@
 """The notebooks in nbgrader's format: solution cells, a locked grade cell per question, hidden tests only in the source."""
 
 import json
+import re
 
 import pytest
 
@@ -65,12 +66,24 @@ def test_the_chinese_notebook_has_the_same_code_and_grade_cells_and_chinese_pros
     code = [c for c in english if c["cell_type"] == "code"]
     chinese_code = [c for c in chinese if c["cell_type"] == "code"]
     assert [c["metadata"] for c in chinese_code] == [c["metadata"] for c in code]
-    count = len(assignment.questions)  # the grade cells: the same but for their comment and the spec's language
+    count = len(assignment.questions)  # the grade cells: the same but for their comment and their data's messages
     assert [_without_docstrings(c) for c in chinese_code[:-count]] == [_without_docstrings(c) for c in code[:-count]]
-    assert ["".join(c["source"]).split("\n", 1)[1].replace('"language": "zh"', '"language": "en"')
-            for c in chinese_code[-count:]] == ["".join(c["source"]).split("\n", 1)[1] for c in code[-count:]]
+    assert [_without_data(c) for c in chinese_code[-count:]] == [_without_data(c) for c in code[-count:]]
     assert "".join(chinese[-len(assignment.questions) - 1]["source"]) == render(GRADING_HEADING, "zh")
-    assert '"language": "zh"' in "".join(chinese[-1]["source"])  # otter's and nbgrader's failure messages in Chinese
+    zh, en = _data(chinese[-1])["messages"], _data(english[-1])["messages"]  # the kernel's failure messages in Chinese
+    assert zh.keys() == en.keys() and all(zh[k] != en[k] for k in ("values", "missing", "raised"))
+
+
+def _data(cell: dict) -> dict:
+    """The packed data a grade cell carries (its last string literal long enough to be data)."""
+    from autograder.export.kernel_check import unpack
+
+    return unpack(re.findall(r"'([A-Za-z0-9+/=]{200,})'", "".join(cell["source"]))[-1])
+
+
+def _without_data(cell: dict) -> str:
+    """A grade cell's code after its comment, its packed data left out."""
+    return re.sub(r"'[A-Za-z0-9+/=]{200,}'", "DATA", "".join(cell["source"]).split("\n", 1)[1])
 
 
 @pytest.mark.parametrize("assignment_id", [a.id for a in COURSE.assignments if a.written])
