@@ -58,6 +58,7 @@ class Case:
     call_student: Callable | None = None
     dependencies: dict = field(default_factory=dict)
     _student_calls: int = field(default=0, repr=False)
+    _budgeted_calls: int = field(default=0, repr=False)
 
     @property
     def contract(self) -> Contract:
@@ -84,11 +85,23 @@ class Case:
         args, kwargs = self.changed(**changes)
         return run(reference_function(self.function), args, {**kwargs, **self.dependencies, **(dependencies or {})})
 
-    def student_with(self, **changes) -> Parts | None:
-        """The student's result with arguments changed (None when it fails or the call budget is spent)."""
-        if self.call_student is None or self._student_calls >= MAX_STUDENT_CALLS:
-            return None
-        self._student_calls += 1
+    def calls_left(self, budget: int) -> bool:
+        """Whether the student's function may still be called within a second budget of ``budget`` calls."""
+        return self.call_student is not None and self._budgeted_calls < budget
+
+    def student_with(self, *, budget: int | None = None, **changes) -> Parts | None:
+        """The student's result with arguments changed (None when it fails or the call budget is spent).
+
+        ``budget`` draws on a second budget of that many calls (the localisation's), kept apart from the probes'.
+        """
+        if budget is None:
+            if self.call_student is None or self._student_calls >= MAX_STUDENT_CALLS:
+                return None
+            self._student_calls += 1
+        else:
+            if self.call_student is None or self._budgeted_calls >= budget:
+                return None
+            self._budgeted_calls += 1
         args, kwargs = self.changed(**changes)
         try:
             return split(self.call_student(*args, **kwargs))

@@ -165,6 +165,9 @@ BUGS: tuple[Bug, ...] = (
     Bug("softmax_backward.no_outer_product", N_("Your softmax backward returns A * dA, keeping only diag(a) of the Jacobian diag(a) - a a^T; subtract the sum of dA * A along the axis from dA first.")),
     Bug("softmax_backward.wrong_axis", N_("Your softmax backward sums dA * A along {actual} instead of along {expected}, the axis the softmax normalised over.")),
     Bug("softmax_backward.no_keepdims", N_("Your softmax backward sums dA * A without keepdims=True, so the sums broadcast against the wrong axis.")),
+    Bug("softmax_backward.diagonal_only", N_("Your softmax backward keeps only the diagonal of the Jacobian, A * (1 - A) * dA: each dS_i also gets -A_i * A_j * dA_j from every other j, so dS = A * (dA - sum(dA * A)) along the axis.")),
+    Bug("softmax_backward.mean_not_sum", N_("Your softmax backward subtracts the mean of dA * A along the axis; it is the sum: dS = A * (dA - np.sum(dA * A, axis=axis, keepdims=True)).")),
+    Bug("softmax_backward.sum_over_all", N_("Your softmax backward sums dA * A over the whole array instead of along the axis, so every slice subtracts the other slices' sums too; pass axis=axis, keepdims=True.")),
     Bug("softmax_backward.not_normalized", N_("Your softmax backward is the right one times {factor}; it is A * (dA - sum(dA * A)), with no extra factor.")),
     # scaled_dot_product_attention_backward
     Bug("attention_backward.missing_scale", N_("Your {gradients} is missing the factor 1/sqrt(d_k) that the forward pass applied to the scores.")),
@@ -172,6 +175,8 @@ BUGS: tuple[Bug, ...] = (
     Bug("attention_backward.dv_not_transposed", N_("Your dV is A @ dZ, which only fits when L_q == L_k; dV is the transpose of A times dZ.")),
     Bug("attention_backward.mask_ignored", N_("Your backward pass does not zero A where the mask is False, so masked positions (such as queries with no allowed key) still pass gradient.")),
     Bug("attention_backward.wrong_axis", N_("Your softmax backward step sums over the queries (axis -2) instead of over the keys (axis -1), the axis the forward softmax normalised over.")),
+    Bug("attention_backward.scaled_twice", N_("Your {gradients} is the right one divided by sqrt(d_k) once more: the factor 1/sqrt(d_k) belongs once, either in dS or in the products with K and Q.")),
+    Bug("attention_backward.gradient_transposed", N_("Your {gradient} holds the right values transposed: a gradient has the shape of its input ({gradient} like the array it is the gradient of), so swap its last two axes back.")),
     Bug("attention_backward.not_reduced", N_("Your gradients keep the broadcast batch shape instead of being summed back to the shape of Q, K and V.")),
     # softmax_gradient_norm
     Bug("gradient_norm.scale_ignored", N_("Your experiment ignores its scaled argument: {what}.")),
