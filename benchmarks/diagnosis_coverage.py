@@ -66,6 +66,7 @@ class Outcome:
     assignment: str = ""
     bug: str = ""
     lines: list[int] = field(default_factory=list)  # report lines of the buggy questions, per seed
+    shown: list[dict] = field(default_factory=list)  # per seed: question -> the diagnosis ids the student reads
 
     @property
     def spread(self) -> float:
@@ -90,6 +91,7 @@ def grade_entry(course, entry: dict, seeds: list[int], corpus: Path) -> Outcome:
         outcome.scores.append(result.score)
         if outcome.buggy:
             outcome.lines.append(report_lines(result, outcome.buggy))
+        outcome.shown.append({q.function: frozenset(question_diagnoses(q)) for q in result.questions})
         for question in result.questions:
             if defined is not None and question.function not in defined:
                 continue
@@ -134,6 +136,13 @@ def report(outcomes: list[Outcome], labels: dict, verbose: bool) -> dict:
     return totals
 
 
+def varying_diagnoses(shown: list[dict]) -> dict[str, list]:
+    """The questions whose diagnosis differs between seeds: question -> the ids of each seed."""
+    questions = {q for seen in shown for q in seen}
+    return {q: [sorted(seen.get(q, ())) for seen in shown] for q in sorted(questions)
+            if len({seen.get(q, frozenset()) for seen in shown}) > 1}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3, help="grading runs per entry, each with its own seed")
@@ -159,6 +168,9 @@ def main(argv=None) -> int:
     print(f"buggy functions: {totals['buggy']}; caught {totals['caught']} ({totals['caught'] / buggy:.0%}); {named}")
     print(f"entries charging a right question: {totals['charged']}")
     print(f"correct entries with full marks and no diagnosis: {totals['ok_clean']}/{totals['ok']}")
+    varying = {o.file: differing for o in outcomes if (differing := varying_diagnoses(o.shown))}
+    print(f"entries whose diagnosis varies across seeds: {len(varying)}"
+          + "".join(f"\n  {file}: {differing}" for file, differing in varying.items()))
     print(f"entries whose score varies by more than one test across seeds: {len(spread_bad)}"
           + "".join(f"\n  {o.file}: scores {o.scores}" for o in spread_bad))
     named_share = totals["named"] / buggy if labelled else 1.0  # without labels "named" is for a reader to judge

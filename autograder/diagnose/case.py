@@ -129,6 +129,10 @@ class Case:
         """Whether ``candidate`` is the reference's answer on these inputs."""
         return isinstance(candidate, Parts) and same_values(candidate, self.reference, self.tol)
 
+    def matches_reference_of(self, answer: Parts | None, expected: Parts | Raised) -> bool:
+        """Whether ``answer`` (the student's on changed inputs) equals ``expected`` (the reference's on them)."""
+        return isinstance(answer, Parts) and isinstance(expected, Parts) and same_values(answer, expected, self.tol)
+
     def differs_from_reference(self, candidate: Parts | Raised | None) -> bool:
         """Whether ``candidate`` tells a bug apart on these inputs (it is not the reference's answer)."""
         return isinstance(candidate, Parts) and not same_values(candidate, self.reference, self.tol)

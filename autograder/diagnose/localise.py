@@ -19,7 +19,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batch_example, batched_arguments
-from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments
+from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
 from autograder.judge.tolerance import Tolerance
@@ -51,8 +51,8 @@ RIGHT_WHEN = {
 STILL_WRONG = {
     "unbatched": N_("without batch axes"),
     "full_batch": N_("with batch axes in every argument"),
-    "equal_sizes": N_("with all sizes equal"),
-    "distinct_sizes": N_("with all sizes different"),
+    "equal_sizes": N_("with the sizes {sizes} equal"),
+    "distinct_sizes": N_("with the sizes {sizes} all different"),
     "other_dtype": N_("for {right} input too"),
     "small_values": N_("on small values"),
     "full_mask": N_("with the mask in its full shape"),
@@ -83,19 +83,31 @@ def full_batch(case: Case) -> tuple[dict, dict] | None:
                 for n, v in candidates.items()}
 
 
+def _kept(written: str, axis: str | None, length: int, sizes: dict[str, int], target: dict[str, int]):
+    """What to keep of one axis: a slice, the indices of each summed size's block, or None to keep it whole."""
+    if axis is not None:
+        return slice(0, target[axis]) if axis in target and length != 1 else None
+    terms = sum_terms(written)
+    if terms is None or any(term not in sizes for term in terms) or sum(sizes[t] for t in terms) != length:
+        return None
+    starts = np.cumsum([0] + [sizes[t] for t in terms])[:-1]
+    return np.concatenate([start + np.arange(target.get(t, sizes[t])) for start, t in zip(starts, terms)])
+
+
 def _cut(case: Case, target: dict[str, int]) -> dict | None:
-    """Every argument with its named axes cut to ``target`` sizes (None when nothing changes)."""
+    """Every argument with its named axes (and sums of them) cut to ``target`` sizes (None when nothing changes)."""
+    sizes = call_sizes(case.function, case.arguments)
     changes = {}
     for name, shape in argument_shapes(case.function).items():
         value = case.arguments.get(name)
         if not isinstance(value, np.ndarray) or value.ndim < len(shape.axes):
             continue
-        index = [slice(None)] * value.ndim
-        for offset, axis in enumerate(shape.axes):
+        cut = value
+        for offset, (axis, written) in enumerate(zip(shape.axes, shape.written or (None,) * len(shape.axes))):
             position = value.ndim - len(shape.axes) + offset
-            if axis in target and value.shape[position] != 1:
-                index[position] = slice(0, target[axis])
-        cut = value[tuple(index)]
+            kept = _kept(written or "", axis, value.shape[position], sizes, target)
+            if kept is not None:
+                cut = cut[(slice(None),) * position + (kept,)]
         if cut.shape != value.shape:
             changes[name] = np.ascontiguousarray(cut)
     return changes or None
@@ -221,6 +233,11 @@ def _tolerance(case: Case, changes: dict) -> Tolerance:
     return case.tol
 
 
+def _degenerate(expected: Parts) -> bool:
+    """A result that is all zeros (one key, say, leaves nothing to compute): being right on it says nothing."""
+    return all(part.dtype.kind in "fiu" and not np.any(part) for part in expected.arrays)
+
+
 def outcomes(case: Case) -> list[tuple[str, dict, bool]]:
     """(variation, facts, whether the student is right on it) for each variation that applies, within the call budget."""
     found = []
@@ -233,7 +250,8 @@ def outcomes(case: Case) -> list[tuple[str, dict, bool]]:
             built = None
         for facts, changes in (built if isinstance(built, list) else [built] if built else []):
             expected = case.reference_with(**changes)
-            if not isinstance(expected, Parts) or len(found) >= MAX_LOCALISE_CALLS or not case.calls_left(OBSERVATION_CALLS):
+            if not isinstance(expected, Parts) or _degenerate(expected) or len(found) >= MAX_LOCALISE_CALLS \
+                    or not case.calls_left(OBSERVATION_CALLS):
                 continue  # the reference rejects the changed inputs, or no call is left: this variation says nothing
             answer = case.student_with(budget=OBSERVATION_CALLS, **changes)
             right = answer is not None and same_values(answer, expected, _tolerance(case, changes))

@@ -41,6 +41,8 @@ class ArgumentShape:
     ----------
     axes : tuple of (str or None)
         The trailing axes, named; None for an axis written as an expression or a number.
+    written : tuple of str
+        Each trailing axis as the docstring writes it (``"d_s + d_h"`` for an expression).
     batched : bool
         Whether leading batch axes (``...``) are allowed.
     mask : bool
@@ -53,6 +55,7 @@ class ArgumentShape:
     batched: bool
     mask: bool
     broadcastable: bool
+    written: tuple[str, ...] = ()
 
     def sizes(self, value) -> dict[str, int]:
         """The named sizes ``value`` has (its trailing axes, right-aligned); empty when it is not an array."""
@@ -91,7 +94,7 @@ def parse_shape(description: str) -> ArgumentShape | None:
         return None  # axes around an axis argument: no fixed trailing names
     axes = tuple(part if AXIS_NAME.match(part) else None for part in trailing)
     mask = any(word in description for word in MASK_WORDS)
-    return ArgumentShape(axes, batched, mask, "broadcastable to" in description)
+    return ArgumentShape(axes, batched, mask, "broadcastable to" in description, tuple(trailing))
 
 
 @functools.lru_cache(maxsize=None)
@@ -126,11 +129,19 @@ def integer_arguments(function: str) -> tuple[str, ...]:
                  and not line.startswith((" ", "\t")) and m.group("kind").strip().split(",")[0] == "int")
 
 
+def sum_terms(written: str) -> tuple[str, ...] | None:
+    """The named sizes of an axis written as their sum (``"d_s + d_h"`` -> ``("d_s", "d_h")``), else None."""
+    terms = tuple(term.strip() for term in written.split("+"))
+    return terms if len(terms) > 1 and all(AXIS_NAME.match(term) for term in terms) else None
+
+
 def frozen_axes(function: str) -> set[str]:
-    """Names that also occur inside an axis expression or an integer argument: sizes that cannot be changed alone."""
+    """Names that occur inside an axis expression other than a sum, or as an integer argument: sizes that cannot
+    be changed alone (a sum of sizes is cut block by block)."""
     doc = inspect.getdoc(reference_function(function)) or ""
     expressions = set(re.findall(r"[A-Za-z_]\w*", " ".join(
-        part for found in SHAPE.finditer(doc) for part in found.group("axes").split(",") if not AXIS_NAME.match(part.strip()))))
+        part for found in SHAPE.finditer(doc) for part in found.group("axes").split(",")
+        if not AXIS_NAME.match(part.strip()) and sum_terms(part) is None)))
     integers = {m.group("name") for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
                 and m.group("kind").strip().startswith("int")}
     return expressions | integers

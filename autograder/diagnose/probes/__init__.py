@@ -17,6 +17,7 @@ PROBES = (
     softmax.scaled_scores,
     backward.softmax_backward_behaviour,
     backward.attention_backward_behaviour,
+    backward.experiment_aggregation,
     arguments.mask_probes,
     arguments.mask_without_head_axis,
     arguments.weight_probes,

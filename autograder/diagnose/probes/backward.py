@@ -95,3 +95,17 @@ def attention_backward_behaviour(case: Case) -> list[Finding]:
         if factor is not None and followed_size(case, index, factor, sizes) == "1/sqrt(d_k)":
             twice.append(name)
     return own(case.function, "scaled_twice", gradients=" and ".join(twice)) if twice else []
+
+
+def experiment_aggregation(case: Case) -> list[Finding]:
+    """The gradient-norm experiment right on one sample, wrong on several: the samples are combined wrongly."""
+    if case.function != "softmax_gradient_norm" or not isinstance(case.student, Parts):
+        return []
+    samples = case.arguments.get("n_samples")
+    if not isinstance(samples, (int, np.integer)) or samples < 2:
+        return []
+    expected = case.reference_with(n_samples=1)
+    if not isinstance(expected, Parts) or not np.any(expected.arrays[0]):
+        return []  # nothing to tell: a single sample's norm is 0 here
+    answer = case.student_with(n_samples=1)
+    return own(case.function, "aggregation") if answer is not None and case.matches_reference_of(answer, expected) else []

@@ -119,3 +119,45 @@ def test_a_function_right_on_the_full_mask_fails_when_the_mask_broadcasts():
 def test_a_reference_right_function_is_not_localised_as_failing_anywhere():
     case = case_of(SDPA, qkv((2,)), student=lambda Q, K, V, mask=None: reference_attention(Q, K, V, mask))
     assert localisation(case).startswith("Where it fails: right")  # every variation it tries is right
+
+
+def test_a_scale_by_a_batch_axis_is_named_by_that_axis():
+    from autograder.diagnose.probes import scale
+
+    def by_first_axis(Q, K, V, mask=None):
+        return attention(Q, K, V, scale=lambda Q, K, V: math.sqrt(Q.shape[0]))
+
+    found = scale.attention_scale(case_of(SDPA, qkv((7,)), student=by_first_axis))
+    assert [(f.id, f.facts.get("dimension")) for f in found] == [("attention.scale_by_wrong_dim", "Q.shape[0]")]
+
+
+GENERIC_MODULES = ("vocabulary", "localise", "relate", "probes/scale")
+
+
+def test_the_generic_diagnosis_modules_name_no_assignment_and_no_argument():
+    import ast
+    import inspect
+    from pathlib import Path
+
+    import attn_reference
+    from autograder.config import load_course
+    from autograder.judge.compare import reference_function
+
+    course = load_course()
+    names = {a.id for a in course.assignments}
+    for function in attn_reference.__all__:
+        try:
+            names |= set(inspect.signature(reference_function(function)).parameters)
+        except Exception:
+            continue
+    import re
+
+    from autograder.diagnose.registry import BUGS
+
+    names -= {p for b in BUGS for p in re.findall(r"{(\w+)}", b.hint)}  # a hint's placeholder is a fact's name
+    root = Path(__file__).resolve().parents[3] / "autograder" / "diagnose"
+    for module in GENERIC_MODULES:
+        tree = ast.parse((root / f"{module}.py").read_text(encoding="utf-8"))
+        literals = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        literals = {text for text in literals if len(text) > 1}  # "f" is a dtype kind, whatever argument it names
+        assert not literals & names, f"{module} names {sorted(literals & names)}"
