@@ -125,10 +125,10 @@ def variants(case: Case) -> list[Finding]:
     part = located[0]
     checks = (
         (unnormalised, "not_normalized"),
+        (global_shift, "max_not_per_slice"),  # before no_max_shift: where both fit, nothing overflowed
         (unshifted, "no_max_shift"),
         (masked_as_zero, "multiplicative_mask"),
         (global_normalisation, "global_normalization"),
-        (global_shift, "max_not_per_slice"),
     )
     for variant, suffix in checks:  # the first that explains the weights: later ones are less specific
         if case.explains(with_softmax(case, variant), only_part=part):
