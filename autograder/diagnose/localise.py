@@ -46,6 +46,7 @@ RIGHT_WHEN = {
     "full_mask": N_("right when the mask has the full shape {shape}, wrong when it must broadcast from {given}"),
     "no_mask": N_("right without a mask, wrong with one"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
+    "same_argument": N_("right when {other} is the same array as {one}, wrong when they differ"),
 }
 #: What a variation on which the student is still wrong rules out.
 STILL_WRONG = {
@@ -58,6 +59,7 @@ STILL_WRONG = {
     "full_mask": N_("with the mask in its full shape"),
     "no_mask": N_("without a mask"),
     "count_one": N_("with {name} = 1"),
+    "same_argument": N_("with {other} the same array as {one}"),
 }
 
 
@@ -219,11 +221,25 @@ def counts_to_one(case: Case) -> list[tuple[dict, dict]]:
             and arguments[name] > 1]
 
 
+def same_arguments(case: Case) -> list[tuple[dict, dict]]:
+    """Each array argument replaced by an earlier one whose documented axes differ from its own in one name only
+    (keys and values from the queries' sequence, say)."""
+    shapes = {n: s for n, s in argument_shapes(case.function).items() if not s.mask}
+    arguments, found = case.arguments, []
+    names = [n for n in shapes if isinstance(arguments.get(n), np.ndarray)]
+    for position, other in enumerate(names):
+        for one in names[:position]:
+            a, b = shapes[one].axes, shapes[other].axes
+            if len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1 and None not in a + b:
+                found.append(({"one": one, "other": other}, {other: arguments[one]}))
+    return found
+
+
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
     ("unbatched", unbatched), ("full_batch", full_batch), ("full_mask", full_mask), ("distinct_sizes", distinct_sizes),
     ("equal_sizes", equal_sizes), ("other_dtype", other_dtype), ("small_values", small_values), ("no_mask", no_mask),
-    ("count_one", counts_to_one),
+    ("count_one", counts_to_one), ("same_argument", same_arguments),
 )
 
 

@@ -161,3 +161,15 @@ def test_the_generic_diagnosis_modules_name_no_assignment_and_no_argument():
         literals = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
         literals = {text for text in literals if len(text) > 1}  # "f" is a dtype kind, whatever argument it names
         assert not literals & names, f"{module} names {sorted(literals & names)}"
+
+
+def test_a_function_right_only_when_two_arguments_are_the_same_array_is_localised_so():
+    from attn_reference import multi_head_attention
+
+    def keys_from_queries(X_q, X_kv, W_q, W_k, W_v, W_o, num_heads, mask=None):
+        return multi_head_attention(X_q, X_q, W_q, W_k, W_v, W_o, num_heads, mask)
+
+    d_model, heads = 6, 2
+    args = (normal((4, d_model), 1), normal((4, d_model), 2), *(normal((d_model, d_model), 3 + i) for i in range(4)), heads)
+    said = localisation(case_of("multi_head_attention", args, student=keys_from_queries))
+    assert said == "Where it fails: right when X_kv is the same array as X_q, wrong when they differ."
