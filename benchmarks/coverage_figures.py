@@ -59,6 +59,7 @@ def specific(ids) -> set[str]:
 
 
 def stated(ids) -> set[str]:
+    """The diagnoses that only state a condition or a relation."""
     return {i for i in ids if i.startswith(STATED_PREFIXES)}
 
 

@@ -68,6 +68,7 @@ def _floats(case: Case) -> dict[str, np.ndarray]:
 
 
 def unbatched(case: Case) -> tuple[dict, dict] | None:
+    """The first example of the batch alone (when the call has batch axes)."""
     batch, batched = batched_arguments(case)
     return ({}, batch_example(case, batch, batched, 0)) if batch else None
 
@@ -136,6 +137,7 @@ def _free_sizes(case: Case) -> dict[str, int]:
 
 
 def equal_sizes(case: Case) -> tuple[dict, dict] | None:
+    """Every free named size cut to the smallest of them (when they are not all equal already)."""
     sizes = _free_sizes(case)
     common = min(sizes.values(), default=0)
     if len(sizes) < 2 or common < SMALLEST_COMMON or len(set(sizes.values())) == 1:
@@ -145,6 +147,7 @@ def equal_sizes(case: Case) -> tuple[dict, dict] | None:
 
 
 def distinct_sizes(case: Case) -> tuple[dict, dict] | None:
+    """Named sizes that coincide cut until they all differ (when some are equal)."""
     sizes = _free_sizes(case)
     if len(sizes) < 2 or len(set(sizes.values())) == len(sizes):
         return None
@@ -161,6 +164,7 @@ def distinct_sizes(case: Case) -> tuple[dict, dict] | None:
 
 
 def other_dtype(case: Case) -> tuple[dict, dict] | None:
+    """The float inputs in the other precision (float32 for float64, and back)."""
     floats = _floats(case)
     if not floats:
         return None
@@ -209,6 +213,7 @@ def full_mask(case: Case) -> tuple[dict, dict] | None:
 
 
 def no_mask(case: Case) -> tuple[dict, dict] | None:
+    """The call without its one mask."""
     masks = _masks(case)
     return ({}, {name: None for name in masks}) if len(masks) == 1 else None
 
@@ -270,6 +275,8 @@ def outcomes(case: Case) -> list[tuple[str, dict, bool]]:
                     or not case.calls_left(OBSERVATION_CALLS):
                 continue  # the reference rejects the changed inputs, or no call is left: this variation says nothing
             answer = case.student_with(budget=OBSERVATION_CALLS, **changes)
+            if not case.calls_left(OBSERVATION_CALLS) and answer is None and case.timed_out:
+                return found  # it hung: that says nothing about this variation, and no more calls are made
             right = answer is not None and same_values(answer, expected, _tolerance(case, changes))
             found.append((key, facts, right))
     return found

@@ -173,3 +173,23 @@ def test_a_function_right_only_when_two_arguments_are_the_same_array_is_localise
     args = (normal((4, d_model), 1), normal((4, d_model), 2), *(normal((d_model, d_model), 3 + i) for i in range(4)), heads)
     said = localisation(case_of("multi_head_attention", args, student=keys_from_queries))
     assert said == "Where it fails: right when X_kv is the same array as X_q, wrong when they differ."
+
+
+def test_a_function_that_hangs_when_called_again_is_not_called_again_for_observations():
+    from autograder.diagnose.case import Case
+    from autograder.errors import CallTimeout
+    from autograder.judge.compare import run, split, reference_function
+    from tests.autograder.diagnose.test_diagnosis import TOL
+
+    Q, K, V = qkv((2,))
+    calls = []
+
+    def hangs(*args, **kwargs):  # what a timed-out call into the sandbox raises
+        calls.append(args)
+        raise CallTimeout("too slow")
+
+    wrong = split(tuple(2 * part for part in reference_attention(Q, K, V)))
+    case = Case(SDPA, (Q, K, V), {}, TOL, run(reference_function(SDPA), (Q, K, V), {}), wrong, hangs)
+    assert localisation(case) is None and len(calls) == 1  # one timeout, then no more calls
+    honest = case_of(SDPA, (Q, K, V), student=lambda Q, K, V, mask=None: tuple(2 * p for p in reference_attention(Q, K, V)))
+    assert localisation(honest) is not None  # the control: a function that answers is localised
