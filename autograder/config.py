@@ -116,7 +116,7 @@ class Question(_Strict):
 
 
 class Assignment(_Strict):
-    id: str = Field(description="Stable id: lower case, digits and underscores, e.g. hw1_scaled_attention.")
+    id: str = Field(description="Stable id: lower case, digits and underscores, e.g. hw1_basics.")
     title: str = Field(description="Title shown to students.", min_length=1)
     module: str = Field(description="File name of the student module, e.g. scaled_attention.py.")
     notebook: str = Field(description="File name of the student notebook, e.g. scaled_attention.ipynb.")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder.grade.report import question_feedback
+from autograder.report.text import question_feedback
 
 #: Prefixes of diagnoses that state a failing condition or an output relation rather than name a bug.
 STATED_PREFIXES = ("observed.",)

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from coverage_figures import assignment_rows, load_corpus, median_lines, report_lines, specific, unlabelled_listing  # noqa: E402
 from autograder.config import load_course  # noqa: E402
 from autograder.grade.api import grade_submission  # noqa: E402
-from autograder.grade.report import question_diagnoses  # noqa: E402
+from autograder.report.text import question_diagnoses  # noqa: E402
 from autograder.sandbox.spares import keep_spares  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "fresh_mistakes"

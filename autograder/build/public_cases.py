@@ -7,12 +7,17 @@ here, on the grader's side, and stores inputs and answers in ``public_cases.npz`
 release's public tests read (``checklib.public_case_params``). Students see answers, never
 the code that computed them.
 
+A question ``public_cases.py`` lists no case of gets its worked example instead: the literal
+``EXAMPLE = (...)`` of its hidden test file ``test_<function>.py`` (that test draws nothing and
+its docstring says students may see it), so a new question needs no public case of its own.
+
 The archive is written byte for byte the same on every build (fixed member order and
 times), so ``build --check-only`` can compare it with the committed one.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import zipfile
@@ -32,6 +37,9 @@ CASES_SEED = 20_270_301
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 #: Name of the member holding the index of the cases (JSON, as a 0-d unicode array).
 INDEX = "index"
+#: The module-level name of a hidden test file's worked example, and the suffix of the public case made of it.
+EXAMPLE = "EXAMPLE"
+EXAMPLE_CASE = "{function}_example"
 
 
 @dataclass(frozen=True)
@@ -123,3 +131,41 @@ def instructor_cases(path: Path) -> list[PublicCase]:
     if not all(isinstance(case, PublicCase) for case in cases):
         raise ValueError(f"{path}: cases(rng) must return PublicCase items")
     return cases
+
+
+def _literal_example(source: str) -> tuple | None:
+    """The value of a module-level ``EXAMPLE = (...)`` when it is a non-empty literal tuple, else None."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [EXAMPLE]:
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            return value if isinstance(value, tuple) and value else None
+    return None
+
+
+def example_cases(suite: Path, functions) -> list[PublicCase]:
+    """The worked examples of a hidden suite as public cases, one per function of ``functions`` whose test file
+    ``test_<function>.py`` in ``suite`` holds a literal ``EXAMPLE`` (a file without one gives nothing)."""
+    found = []
+    for function in functions:
+        path = Path(suite) / f"test_{function}.py"
+        example = _literal_example(path.read_text(encoding="utf-8")) if path.is_file() else None
+        if example is not None:
+            found.append(PublicCase(EXAMPLE_CASE.format(function=function), function, example))
+    return found
+
+
+def release_cases(layout, assignment, masters: Path | None = None) -> list[PublicCase]:
+    """Every public case of an assignment's release: those its ``public_cases.py`` lists (in ``masters``, default the
+    course's), then the worked example of each question it lists none of.
+
+    Raises
+    ------
+    ValueError
+        As :func:`instructor_cases`.
+    """
+    cases = instructor_cases(Path(masters or layout.masters(assignment.id)) / CASES_SOURCE)
+    listed = {case.function for case in cases}
+    return cases + example_cases(layout.hidden_suite(assignment.id), [f for f in assignment.functions if f not in listed])

@@ -18,7 +18,7 @@ from autograder.build.markers import MarkerError, solution_regions, strip_soluti
 from autograder.build.notebook import POINTS_TABLE_PLACEHOLDER, graded_functions, has_points_table, render_notebook
 from autograder.build.translation_check import translation_problems
 from autograder.build.check_cells import with_check_cells
-from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, instructor_cases
+from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, release_cases
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
 from autograder.errors import GraderError
@@ -235,7 +235,8 @@ def _consistency_problems(context: BuildContext) -> list[str]:
     marked = _marked_questions(context.public_tests)
     problems += [f"{origin}/{PUBLIC_TESTS_SOURCE}: tests question {q}, which course.yml does not list" for q in sorted(marked - questions)]
     with_cases = {case.function for case in context.public_cases}
-    problems += [f"{origin}/{CASES_SOURCE}: no public case for question {q}" for q in sorted(questions - with_cases)]
+    problems += [f"{origin}/{CASES_SOURCE}: no public case for question {q} (list one, or give its hidden test a literal "
+                 f"EXAMPLE = (...))" for q in sorted(questions - with_cases)]
     problems += [f"{origin}/{CASES_SOURCE}: a case of {f}, which course.yml does not list" for f in sorted(with_cases - questions)]
     return problems
 
@@ -261,7 +262,7 @@ def load_context(course: Course, assignment_id: str, solutions_dir: Path | None 
     assignment = course.assignment(assignment_id)
     folder = (solutions_dir or course.layout.solutions) / assignment.id
     try:
-        cases = tuple(instructor_cases(folder / CASES_SOURCE))
+        cases = tuple(release_cases(course.layout, assignment, folder))
     except Exception as error:  # the instructor's code: any error is a message naming the file, never a traceback
         raise BuildError(f"cannot read the public cases of {assignment.id} ({folder / CASES_SOURCE}): "
                          f"{type(error).__name__}: {error}") from None

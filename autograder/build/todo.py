@@ -14,8 +14,9 @@ from pathlib import Path
 
 from autograder.scaffold.texts import UNTRANSLATED
 
-#: A scaffolded placeholder that is still code to write: a TODO raise, or a public case's TODO arguments.
-UNFILLED = re.compile(r"""NotImplementedError\(\s*["']TODO\b|^\s*PublicCase\(.*\bTODO\b""")
+#: A scaffolded placeholder that is still code to write: a TODO raise, or a worked example's or public case's TODO
+#: arguments.
+UNFILLED = re.compile(r"""NotImplementedError\(\s*["']TODO\b|^\s*(PublicCase\(|EXAMPLE\s*=).*\bTODO\b""")
 
 
 def _lines_with(path: Path, pattern, root: Path) -> list[str]:

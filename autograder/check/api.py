@@ -18,7 +18,7 @@ from autograder.check.release import MANIFEST, CannotCheck, Release, course_rele
 from autograder.check.runner import CheckRunner, check_runner
 from autograder.config import Course
 from autograder.errors import GraderError
-from autograder.grade.report import by_message
+from autograder.report.text import by_message
 from autograder.grade.run import run_on_submission
 from autograder.i18n import Message, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE

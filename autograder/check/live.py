@@ -23,7 +23,7 @@ from autograder.check.release import Release, find_release
 from autograder.check.runner import CheckRunner
 from autograder.errors import GraderError
 from autograder.escape import html_text
-from autograder.grade.report import by_message
+from autograder.report.text import by_message
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
 

@@ -9,7 +9,7 @@ import click
 from autograder.batch.command import grade_class as _grade_class, is_class_folder as _is_class_folder
 from autograder.build.command import _assignment_ids
 from autograder.cli_common import LANG_OPTION, SANDBOX_OPTION, common_options, course_file, feedback_language, load_ctx_course
-from autograder.grade.formats import FORMATS
+from autograder.report.formats import FORMATS
 
 
 def _prestart_worker(course) -> None:

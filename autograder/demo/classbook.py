@@ -1,4 +1,4 @@
-"""The demo's class management on hw1: a roster with a student who handed nothing in, an extension,
+"""The demo's class management on one assignment (:func:`class_assignment`, hw1 in this project's course): a roster with a student who handed nothing in, an extension,
 an override, a similarity flag in the class report, and Canvas's import CSV.
 
 The demo grades with a course folder of its own (``<out>/course``): course.yml as given plus
@@ -15,16 +15,25 @@ import random
 import shutil
 from pathlib import Path
 
+from autograder.config import load_course
+from autograder.demo.sample_class import sample_class
 from autograder.layout import CourseDirectory
 
 from rich.console import Console
 
-#: The demo's assignment, and its students beyond the sample class.
-ASSIGNMENT = "hw1_scaled_attention"
+#: The demo's students beyond the sample class (on the assignment of :func:`class_assignment`).
 ORIGINAL, COPIER = "s08", "s29"
 #: The roster student with no entry, the late students (the first has an extension) and the student overridden.
 NOT_SUBMITTED, LATE, OVERRIDDEN = "pat", ("hugo", "fay"), "nia"
 LATE_DAYS = 2
+#: The class report with the roster, in the demo's folder.
+CLASS_REPORT = "class-report-{assignment}.html"
+
+
+def class_assignment(course) -> str:
+    """The assignment the demo manages a class on: the sample class's showcase's, else the course's first."""
+    shown = sample_class(course.layout).showcase
+    return shown[1] if shown else course.assignments[0].id
 
 
 def demo_course(course_file: Path, out_dir: Path) -> Path:
@@ -35,7 +44,8 @@ def demo_course(course_file: Path, out_dir: Path) -> Path:
     (folder / "course.yml").write_text(text.rstrip("\n") + "\n\nroster: roster.csv\nextensions: extensions.csv\n",
                                        encoding="utf-8")
     (folder / "extensions.csv").write_text(  # read by every grading process: there before the first
-        f"student,assignment,due,extra_days,reason\n{LATE[0]},{ASSIGNMENT},,3,medical certificate\n", encoding="utf-8")
+        f"student,assignment,due,extra_days,reason\n{LATE[0]},{class_assignment(load_course(course_file))},,3,"
+        "medical certificate\n", encoding="utf-8")
     _link_course_parts(CourseDirectory.of(course_file), folder)
     return folder / "course.yml"
 
@@ -63,7 +73,7 @@ def _roster(folder: Path, students: list[str]) -> None:
 
 def prepare_class(course, course_file: Path, assignment, class_dir: Path, students: list[str]) -> list[str]:
     """Before hw1's class is graded: the two similar students, the submission times, the roster; the students now."""
-    if assignment.id != ASSIGNMENT:
+    if assignment.id != class_assignment(course):
         return students
     from autograder.similarity.corpus import FUNCTIONS, VARIANTS, module, rename, styled
 
@@ -85,22 +95,22 @@ def show_classbook(course, course_file: Path, gradebook_path: Path, out_dir: Pat
     from autograder.gradebook.actions import current_rows, report_rows, similarity_sections, write_lms_files
     from autograder.gradebook.override import main as override
 
-    assignment = course.assignment(ASSIGNMENT)
-    lines = [override(course, gradebook_path, OVERRIDDEN, ASSIGNMENT, score=assignment.max_points - 1, who="demo",
+    assignment = course.assignment(class_assignment(course))
+    lines = [override(course, gradebook_path, OVERRIDDEN, assignment.id, score=assignment.max_points - 1, who="demo",
                       reason="graded by hand: a one-character typo in a def line")]
     rows, _ = current_rows(gradebook_path)
     lines += write_lms_files(course, course_file, rows, None, canvas=Path(out_dir) / "canvas.csv",
                              moodle=Path(out_dir) / "moodle.csv")
-    sections, flagged = similarity_sections(course, ASSIGNMENT, Path(out_dir) / "class" / ASSIGNMENT)
-    report = write_class_report(course, report_rows(course, course_file, rows, ASSIGNMENT), Path(out_dir) / "class-report-hw1.html",
-                                title=f"{course.course.name}: {ASSIGNMENT} with the roster", sections=sections)
-    by_student = {r.student: r for r in rows if r.assignment == ASSIGNMENT}
+    sections, flagged = similarity_sections(course, assignment.id, Path(out_dir) / "class" / assignment.id)
+    report = write_class_report(course, report_rows(course, course_file, rows, assignment.id),
+                                Path(out_dir) / CLASS_REPORT.format(assignment=assignment.id), title=f"{course.course.name}: {assignment.id} with the roster", sections=sections)
+    by_student = {r.student: r for r in rows if r.assignment == assignment.id}
     lines += flagged + [
         f"roster: {NOT_SUBMITTED} handed nothing in (no submission: 0 points)",
         f"extension: {LATE[0]} was {LATE_DAYS} days late with 3 extra days: {by_student[LATE[0]].days_late} days late, "
         f"{by_student[LATE[0]].score:g}/{assignment.max_points:g}; {LATE[1]}, as late without one: "
         f"{by_student[LATE[1]].days_late} days late, {by_student[LATE[1]].score:g}",
-        f"hw1's class report with the roster, statistics and similarity flags: {report}",
+        f"{assignment.id}'s class report with the roster, statistics and similarity flags: {report}",
     ]
     for line in lines:
         console.print(line, soft_wrap=True, markup=False, highlight=False)

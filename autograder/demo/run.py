@@ -12,7 +12,7 @@ from autograder.batch.runner import grade_batch
 from autograder.build import build_release, write_release
 from autograder.config import Course
 from autograder.demo.classbook import prepare_class
-from autograder.demo.sample_class import write_sample_class
+from autograder.demo.sample_class import CORRECT_STUDENT, sample_class, write_sample_class
 from autograder.gradebook import Gradebook
 from autograder.gradebook.class_report import write_class_report
 from autograder.gradebook.export import safe_name, write_csv, write_feedback
@@ -29,8 +29,6 @@ def build_all(course: Course, console: Console) -> None:
         console.print(f"built {assignment.id}: {len(written)} files in assignments/{assignment.id}/")
 
 
-#: The sample student whose feedback page the demo points at (and photographs): a named bug, a heatmap.
-SHOWCASE = ("chen", "hw1_scaled_attention")
 CLASS_REPORT = "class_report.html"
 SCREENSHOT = "feedback_screenshot.png"
 #: The language the demo also shows that student's feedback in (when the course ships it), and where it goes.
@@ -54,6 +52,16 @@ def grade_sample_classes(course_file: Path, course: Course, out_dir: Path, conso
     return gradebook_path
 
 
+def showcase(course: Course) -> tuple[str, str]:
+    """(student, assignment id) whose feedback page the demo points at and photographs: the course's sample class
+    names one (a named bug, a heatmap); else its first assignment's first buggy student, or the correct one."""
+    known = sample_class(course.layout)
+    if known.showcase:
+        return known.showcase
+    first = course.assignments[0].id
+    return (known.students[first][0].name if known.students.get(first) else CORRECT_STUDENT), first
+
+
 def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console: Console) -> None:
     """Print every row with its reasons, then write the CSV, the feedback files, the class report and a screenshot."""
     with Gradebook(gradebook_path) as book:
@@ -63,7 +71,8 @@ def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console:
     feedback_dir = out_dir / "feedback"
     folders = write_feedback(rows, feedback_dir)
     report = write_class_report(course, rows, out_dir / CLASS_REPORT, title=f"{course.course.name}: the sample class")
-    page = feedback_dir / safe_name(SHOWCASE[0]) / SHOWCASE[1] / "feedback.html"
+    student, assignment_id = showcase(course)
+    page = feedback_dir / safe_name(student) / assignment_id / "feedback.html"
     for line in (f"CSV (a column per assignment, totals): {csv_path}",
                  f"feedback (feedback.txt, feedback.html, results.json) for {len(folders)} submissions in {feedback_dir}/",
                  f"an HTML feedback page: {page}",
@@ -71,18 +80,18 @@ def show_gradebook(course: Course, gradebook_path: Path, out_dir: Path, console:
                  _screenshot(page, out_dir / SCREENSHOT)):
         console.print(line, soft_wrap=True)  # paths on one line, however long
     if SHOWCASE_LANGUAGE in course.languages:
-        show_translated_feedback(rows, out_dir, console, SHOWCASE_LANGUAGE)
+        show_translated_feedback(rows, out_dir, console, SHOWCASE_LANGUAGE, (student, assignment_id))
 
 
-def show_translated_feedback(rows, out_dir: Path, console: Console, language: str) -> None:
-    """Write the showcase student's feedback in ``language``, print its text and photograph its page."""
-    showcase = [row for row in rows if (row.student, row.assignment) == SHOWCASE]
-    if not showcase:
+def show_translated_feedback(rows, out_dir: Path, console: Console, language: str, shown: tuple[str, str]) -> None:
+    """Write the feedback of ``shown`` (student, assignment id) in ``language``, print its text and photograph its page."""
+    chosen = [row for row in rows if (row.student, row.assignment) == shown]
+    if not chosen:
         return
     folder = out_dir / TRANSLATED_FEEDBACK.format(language=language)
-    write_feedback(showcase, folder, language)
-    written = folder / safe_name(SHOWCASE[0]) / SHOWCASE[1]
-    console.rule(f"{SHOWCASE[0]}'s feedback on {SHOWCASE[1]} in {KNOWN_LANGUAGES[language]} (--lang {language})")
+    write_feedback(chosen, folder, language)
+    written = folder / safe_name(shown[0]) / shown[1]
+    console.rule(f"{shown[0]}'s feedback on {shown[1]} in {KNOWN_LANGUAGES[language]} (--lang {language})")
     console.print((written / "feedback.txt").read_text(encoding="utf-8"), markup=False, highlight=False, soft_wrap=True)
     for line in (f"the same feedback as a page, in {KNOWN_LANGUAGES[language]}: {written / 'feedback.html'}",
                  _screenshot(written / "feedback.html", out_dir / TRANSLATED_SCREENSHOT.format(language=language))):

@@ -1,20 +1,29 @@
 """A sample class generated from the instructor masters: correct, untouched, buggy and broken entries.
 
-Each buggy student is the solution with one realistic edit (held as data: the text it
-replaces and the text it puts there), so the sample class follows the masters as they
-change; an edit that no longer applies is an error, caught by the tests.
+Each buggy student is the solution with one realistic edit, held as course data in
+``solutions/sample_class.yml`` (the text it replaces and the text it puts there), so the sample
+class follows the masters as they change; an edit that no longer applies is an error, caught by
+the tests. A course without that file gets the entries every course has (correct, untouched, a
+notebook, a zip and the broken ones).
 """
 
 from __future__ import annotations
 
+import functools
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from autograder.build.markers import keep_solutions
 from autograder.build.notebook import render_notebook
 from autograder.config import Course
 from autograder.paths import NOTEBOOK_SOURCE
+
+
+class SampleClassError(ValueError):
+    """A buggy student's edit no longer applies to the master, or the sample class file is not in its form."""
 
 
 @dataclass(frozen=True)
@@ -27,39 +36,60 @@ class BuggyStudent:
     new: str
 
 
-BUGGY_STUDENTS: dict[str, tuple[BuggyStudent, ...]] = {
-    "hw1_scaled_attention": (
-        BuggyStudent("chen", "forgets to scale the scores", "scores = scores / math.sqrt(d_k)", "scores = scores"),
-        BuggyStudent("dana", "divides by d_k instead of sqrt(d_k)", "scores = scores / math.sqrt(d_k)", "scores = scores / d_k"),
-        BuggyStudent("eli", "softmax without the max shift", "exps = np.exp(x - largest)", "exps = np.exp(x)"),
-        BuggyStudent("fay", "inverts the mask", "np.where(allowed, scores, -np.inf)", "np.where(allowed, -np.inf, scores)"),
-        BuggyStudent("hugo", "scales the variance by d_k", "scaled_dots = dots / math.sqrt(d_k)", "scaled_dots = dots / d_k"),
-        BuggyStudent("ivy", "an endless loop in the variance experiment", "dots = np.sum(q * k, axis=-1)",
-                     "while n_samples > 0:\n        d_k = d_k + 0\n    dots = np.sum(q * k, axis=-1)"),
-    ),
-    "hw2_rnn_attention": (
-        BuggyStudent("chen", "forgets the tanh in the additive score", "hidden = np.tanh(decoder_part + encoder_part)", "hidden = decoder_part + encoder_part"),
-        BuggyStudent("dana", "transposes W_a in the general score", "query = s @ W_a  #", "query = s @ W_a.T  #"),
-        BuggyStudent("eli", "concatenates [h; s] instead of [s; h]",
-                     "W_s = W_a[:, :d_s]  # (d_a, d_s)\n    W_h = W_a[:, d_s:]  # (d_a, d_h)",
-                     "W_h = W_a[:, :-d_s]  # (d_a, d_h)\n    W_s = W_a[:, -d_s:]  # (d_a, d_s)"),
-        BuggyStudent("fay", "uses the raw scores as weights", "    alpha_row = alpha[..., None, :]", "    alpha = scores\n    alpha_row = alpha[..., None, :]"),
-    ),
-    "hw3_multi_head": (
-        BuggyStudent("chen", "reshapes into heads without the transpose",
-                     "return np.moveaxis(blocks, -2, -3)", "return blocks.reshape(X.shape[:-2] + (num_heads, X.shape[-2], d_head))"),
-        BuggyStudent("dana", "merges heads without moving the head axis back", "per_position = np.moveaxis(X, -3, -2)", "per_position = X"),
-        BuggyStudent("eli", "forgets the output projection", "Y = merge_heads(Z) @ W_o", "Y = merge_heads(Z)"),
-        BuggyStudent("fay", "scales by sqrt(d_model) instead of sqrt(d_head)", "d_head = Q.shape[-1]", "d_head = X_q.shape[-1]"),
-    ),
-    "hw4_gradients": (
-        BuggyStudent("chen", "drops the outer-product part of the softmax Jacobian", "return A * (dA - weighted_mean)", "return A * dA"),
-        BuggyStudent("dana", "forgets the 1/sqrt(d_k) in dK", "dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)", "dK = np.swapaxes(dS, -1, -2) @ Q"),
-        BuggyStudent("eli", "computes dK as dS @ Q, without the transpose", "dK = np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)", "dK = dS @ Q / math.sqrt(d_k)"),
-        BuggyStudent("fay", "lets gradient flow through masked positions",
-                     "A = np.where(np.asarray(mask).astype(bool), A, np.zeros((), dtype=A.dtype))", "A = A"),
-    ),
-}
+#: The student whose entry is the solution itself.
+CORRECT_STUDENT = "ada"
+#: The course's sample-class data, beside its masters (``solutions/sample_class.yml``).
+SAMPLE_CLASS_FILE = "sample_class.yml"
+
+
+@dataclass(frozen=True)
+class SampleClass:
+    """A course's sample class, read from its ``solutions/sample_class.yml`` (empty when it has none).
+
+    Attributes
+    ----------
+    students : dict of str to tuple of BuggyStudent
+        Per assignment id, the buggy students of the demo's class.
+    agreement : dict of str to tuple of BuggyStudent
+        Per assignment id, more buggy students for the exports' agreement corpus only.
+    showcase : tuple of (str, str) or None
+        (student, assignment id) whose feedback the demo opens.
+    """
+
+    students: dict = field(default_factory=dict)
+    agreement: dict = field(default_factory=dict)
+    showcase: tuple[str, str] | None = None
+
+
+def _students(entries) -> dict[str, tuple[BuggyStudent, ...]]:
+    return {str(a): tuple(BuggyStudent(str(s["name"]), str(s["bug"]), str(s["old"]), str(s["new"])) for s in listed or ())
+            for a, listed in (entries or {}).items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _read_sample_class(path: Path, stamp: float) -> SampleClass:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    shown = data.get("showcase") or {}
+    showcase = (str(shown["student"]), str(shown["assignment"])) if shown else None
+    return SampleClass(_students(data.get("students")), _students(data.get("agreement")), showcase)
+
+
+def sample_class(layout) -> SampleClass:
+    """The sample class of the course at ``layout`` (a :class:`~autograder.layout.CourseDirectory`).
+
+    Raises
+    ------
+    SampleClassError
+        When the file is not in the expected form.
+    """
+    path = layout.solutions / SAMPLE_CLASS_FILE
+    if not path.is_file():
+        return SampleClass()
+    try:
+        return _read_sample_class(path, path.stat().st_mtime)
+    except (KeyError, TypeError, AttributeError, yaml.YAMLError) as error:
+        raise SampleClassError(f"{path}: not a sample class ({type(error).__name__}: {error})") from None
+
 
 #: Entries that are not gradable code, with what each is.
 BROKEN_ENTRIES = {
@@ -68,10 +98,6 @@ BROKEN_ENTRIES = {
     "max": "a notebook whose JSON is cut off",
     "nia": "a module with a syntax error",
 }
-
-
-class SampleClassError(ValueError):
-    """A buggy student's edit no longer applies to the master."""
 
 
 def buggy_source(solution: str, student: BuggyStudent) -> str:
@@ -101,13 +127,13 @@ def write_sample_class(course: Course, assignment_id: str, out_dir: Path) -> lis
     masters = course.layout.masters(assignment_id)
     solution = keep_solutions((masters / assignment.module).read_text(encoding="utf-8"))
     module = assignment.module
-    _write(out_dir / "ada" / module, solution)
+    _write(out_dir / CORRECT_STUDENT / module, solution)
     _write(out_dir / "ben" / module, (course.layout.release(assignment_id) / module).read_text(encoding="utf-8"))
     notebook = render_notebook((masters / NOTEBOOK_SOURCE).read_text(encoding="utf-8"), solution, questions=assignment.questions)
     _write(out_dir / "gus" / assignment.notebook, notebook)
     with zipfile.ZipFile(out_dir / "olga.zip", "w") as archive:
         archive.writestr(f"olga/{module}", solution)
-    for student in BUGGY_STUDENTS[assignment_id]:
+    for student in sample_class(course.layout).students.get(assignment_id, ()):
         _write(out_dir / student.name / module, buggy_source(solution, student))
     (out_dir / "kim").mkdir(parents=True, exist_ok=True)
     _write(out_dir / "lee.py", b"\x7fELF\x00\x01binary")

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from autograder.escape import MARKDOWN_LINE_BREAK, markdown, markdown_code, terminal_text
 from autograder.grade.record import from_record
-from autograder.grade.formats import FORMATS
-from autograder.grade.report import question_feedback
+from autograder.report.formats import FORMATS
+from autograder.report.text import question_feedback
 from autograder.grade.result import GradeResult
 from autograder.i18n import msg, render
 from autograder.languages import KNOWN_LANGUAGES, SOURCE_LANGUAGE

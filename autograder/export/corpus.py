@@ -3,7 +3,7 @@
 Every notebook is rendered from the masters in nbgrader's student format
 (:func:`~autograder.export.notebooks.graded_notebook` without hidden tests), which otter and
 ``attn-course grade`` read as they are. Each buggy student is the solution with one edit
-(:data:`autograder.demo.sample_class.BUGGY_STUDENTS`, and one more per assignment here). The
+(the course's sample class, ``solutions/sample_class.yml``: its students and its ``agreement`` ones). The
 attack is the stub plus a cell that makes every hidden test pass when the grader runs in the
 notebook's process: on nbgrader and otter it gets full marks, in ``attn-course grade`` the
 cell never runs (only definitions are taken from a notebook, and they run in the sandbox).
@@ -18,20 +18,11 @@ import nbformat
 from autograder.build import build_release
 from autograder.build.markers import keep_solutions
 from autograder.config import Course
-from autograder.demo.sample_class import BUGGY_STUDENTS, BuggyStudent, buggy_source
+from autograder.demo.sample_class import BuggyStudent, buggy_source, sample_class
 from autograder.export.notebooks import GRADING_HEADING, graded_notebook
 from autograder.export.spec import GradingSpec
-from autograder.paths import SOLUTIONS_DIR
 
 SOLUTION, STUB, BUGGY, ATTACK = "solution", "stub", "buggy", "attack"
-#: One more buggy student per assignment, so that every assignment has at least five.
-MORE_BUGGY: dict[str, tuple[BuggyStudent, ...]] = {
-    "hw2_rnn_attention": (BuggyStudent("gus", "ignores the mask", "scores = np.where(allowed, scores, -np.inf)  # (..., T)",
-                                       "scores = scores  # (..., T)"),),
-    "hw3_multi_head": (BuggyStudent("gus", "ignores the mask", "scores = np.where(allowed, scores, -np.inf)  # (..., h, n_q, n_kv)",
-                                    "scores = scores  # (..., h, n_q, n_kv)"),),
-    "hw4_gradients": (BuggyStudent("gus", "never scales the scores", "t = t / math.sqrt(d_k)", "t = t"),),
-}
 #: The attack's cell: on a platform that grades in the notebook's process, every hidden test passes.
 ATTACK_CELL = """\
 # A "helper" cell: in-process graders read test results from objects this notebook can reach.
@@ -50,9 +41,10 @@ class CorpusEntry:
     notebook: str
 
 
-def buggy_students(assignment_id: str) -> tuple[BuggyStudent, ...]:
-    """The buggy students of an assignment: the demo's and this corpus's."""
-    return BUGGY_STUDENTS.get(assignment_id, ()) + MORE_BUGGY.get(assignment_id, ())
+def buggy_students(course: Course, assignment_id: str) -> tuple[BuggyStudent, ...]:
+    """The buggy students of an assignment: the demo's and the agreement corpus's of the course's sample class."""
+    known = sample_class(course.layout)
+    return known.students.get(assignment_id, ()) + known.agreement.get(assignment_id, ())
 
 
 def with_attack(notebook: str) -> str:
@@ -69,7 +61,7 @@ def corpus(course: Course, assignment_id: str, spec: GradingSpec, *, buggy: int 
            attack: bool = True) -> list[CorpusEntry]:
     """The corpus of an assignment: solution, stub, the first ``buggy`` buggy students (all by default), the attack."""
     assignment = course.assignment(assignment_id)
-    solution = keep_solutions((SOLUTIONS_DIR / assignment_id / assignment.module).read_text(encoding="utf-8"))
+    solution = keep_solutions(course.layout.master(assignment).read_text(encoding="utf-8"))
     stub = build_release(course, assignment_id)[assignment.module]
 
     def notebook(module: str) -> str:
@@ -77,7 +69,7 @@ def corpus(course: Course, assignment_id: str, spec: GradingSpec, *, buggy: int 
 
     entries = [CorpusEntry(SOLUTION, SOLUTION, "the solution", notebook(solution)),
                CorpusEntry(STUB, STUB, "the untouched stub", notebook(stub))]
-    for student in buggy_students(assignment_id)[:buggy]:
+    for student in buggy_students(course, assignment_id)[:buggy]:
         entries.append(CorpusEntry(student.name, BUGGY, student.bug, notebook(buggy_source(solution, student))))
     if attack:
         entries.append(CorpusEntry("mallory", ATTACK, "the stub, and a cell that passes every test in-process",

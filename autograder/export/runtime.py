@@ -99,7 +99,7 @@ def question_score(namespace: dict, function: str, spec: GradingSpec | str) -> f
 
 def failure_report(result: TestResult, language: str = SOURCE_LANGUAGE) -> str:
     """What a failed hidden test says in ``language``: its message, then one "Likely cause" line per diagnosis."""
-    from autograder.grade.report import description
+    from autograder.report.text import description
     from autograder.i18n import msg, render
 
     lines = [render(msg("{description}: {message}", description=description(result.description, language),

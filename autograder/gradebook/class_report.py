@@ -19,7 +19,7 @@ from autograder.gradebook.export import score_table
 from autograder.gradebook.item_stats import stats_section
 from autograder.gradebook.reasons import row_reasons
 from autograder.gradebook.store import GradebookRow
-from autograder.grade.html_page import image, page
+from autograder.report.page import image, page
 from autograder.student_text import clean_name
 
 #: The class report is wider than a feedback page (a 1280 px screen shows the whole class table, reasons
@@ -103,7 +103,7 @@ def _class_table(course: Course, rows: list[GradebookRow], ids: list[str]) -> st
 
 
 def _histograms(course: Course, rows: list[GradebookRow], ids: list[str]) -> str:
-    from autograder.grade.heatmaps import histogram_png
+    from autograder.report.heatmaps import histogram_png
 
     parts = ["<h2>Scores per question</h2>"]
     for assignment in (a for a in course.assignments if a.id in ids):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from autograder.escape import csv_cell, html_text, json_document
 from autograder.grade.record import from_record
-from autograder.grade.formats import FORMATS
+from autograder.report.formats import FORMATS
 from autograder.gradebook.folders import feedback_folders, safe_name  # noqa: F401 - safe_name is imported from here
-from autograder.grade.report import GRADESCOPE_TEXT
+from autograder.report.text import GRADESCOPE_TEXT
 from autograder.gradebook.store import GradebookRow
 from autograder.i18n import msg, render
 from autograder.languages import SOURCE_LANGUAGE
@@ -191,7 +191,7 @@ def _not_graded(format_name: str, row: GradebookRow, language: str = SOURCE_LANG
         output = render(msg("Not graded: {error}", error=message), language)
         return json_document({"score": 0.0, "output": output, "output_format": GRADESCOPE_TEXT, "tests": []})
     if format_name == "html":
-        from autograder.grade.html_page import page
+        from autograder.report.page import page
 
         title = render(msg("{assignment}: not graded", assignment=row.assignment), language)
         return page(title, f"<h1>{html_text(row.assignment)}</h1><p>{html_text(render(msg('Not graded:'), language))}</p>"

@@ -71,7 +71,7 @@ class GradebookRow:
     submitted_at: str | None
     graded_at: str
     execution_time: float
-    report: str  # JSON: the full result (autograder.grade.report.to_dict)
+    report: str  # JSON: the full result (autograder.report.text.to_dict)
     seed: int | None = None  # the grading run's seed, for an exact replay (`attn-course grade --seed`)
     submitted_at_source: str = "none"  # where submitted_at came from (autograder.grade.submitted.TimeSource)
 

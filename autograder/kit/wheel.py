@@ -74,7 +74,7 @@ KIT_MODULES = (
     "autograder/grade/load_notes.py",
     "autograder/grade/reach.py",
     "autograder/grade/record.py",
-    "autograder/grade/report.py",
+    "autograder/report/text.py",
     "autograder/grade/result.py",
     "autograder/grade/run.py",
     "autograder/grade/static_check.py",

@@ -2,8 +2,9 @@
 
 :func:`question_edits` is pure: given the course's files as they are, it returns the new text of
 each file to write (new files, and the files a question is added to: course.yml, the reference
-package's ``__init__``, the solution module, the notebook source, the public cases, the
-translated docstrings). :func:`write_edits` writes them, refusing to overwrite a new file.
+package's ``__init__``, the solution module, the notebook source, the translated docstrings).
+The question's public check case is its hidden test's worked example (``EXAMPLE``), so the
+public cases need no edit (:func:`autograder.build.public_cases.example_cases`). :func:`write_edits` writes them, refusing to overwrite a new file.
 Mistakes need no file: every graded function has the catalog's generic mistakes from the start
 (:func:`autograder.mutants.catalog.mutants_for`); ``build --check-only`` reminds you to add your own.
 """
@@ -101,16 +102,6 @@ def notebook_with_section(text: str, function: str, title: str, languages: tuple
     return text[: starts[-1]] + section + text[starts[-1]:]
 
 
-def cases_with(text: str, function: str, parameters: tuple[str, ...]) -> str:
-    """public_cases.py with a TODO case of ``function`` before the closing ``]`` of the returned list."""
-    closing = [m.start() for m in re.finditer(r"^[ \t]*\][ \t]*$", text, flags=re.M)]
-    if not closing:
-        raise ScaffoldError("public_cases.py: cases(rng) must end with `return [ ... ]`, its `]` on a line of its own")
-    placeholder = ", ".join("TODO" for _ in parameters) + ("," if len(parameters) == 1 else "")
-    case = texts.PUBLIC_CASE.format(function=function, placeholder_args=placeholder)
-    return text[: closing[-1]] + case + text[closing[-1]:]
-
-
 def docstrings_with(text: str, function: str, english: str) -> str:
     """A translated-docstrings file with an entry for ``function``: the English, marked untranslated."""
     plain = textwrap.dedent(english.strip("\n")).strip().strip('"').strip()
@@ -166,7 +157,6 @@ def question_file_edits(course: Course, assignment_id: str, module: str, functio
              texts.SOLUTION.format(function=function, parameters=signature, docstring=doc), False),
         Edit(notebook, notebook_with_section(read(notebook), function, function.replace("_", " ").capitalize(),
                                              course.languages), False),
-        Edit(masters / "public_cases.py", cases_with(read(masters / "public_cases.py"), function, parameters), False),
         Edit(suite_file, texts.HIDDEN_TESTS.format(
             function=function, assignment=assignment_id, parameters=signature, worked_example=texts.WORKED_EXAMPLE,
             random_inputs=texts.RANDOM_INPUTS, batch_axes=texts.BATCH_AXES, float32_kept=texts.FLOAT32_KEPT), True),

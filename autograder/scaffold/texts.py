@@ -81,10 +81,6 @@ NOTEBOOK_TRANSLATION = '''# %% [markdown] lang="{language}"
 
 '''
 
-PUBLIC_CASE = '''        # TODO the arguments of one public case of {function} (arrays from rng, ints; Seed(n) for a generator)
-        PublicCase("{function}_example", "{function}", ({placeholder_args})),
-'''
-
 HIDDEN_TESTS = '''"""Hidden tests of {function} ({assignment}). Inputs are drawn afresh on every run.
 
 Every call through ``expect_reference`` also checks the documented call properties: the
@@ -107,8 +103,9 @@ def inputs(draw, batch=()):
     raise NotImplementedError("TODO draw the arguments of {function}: return a tuple ({parameters},)")
 
 
-#: TODO the arguments of a small case worked out by hand (students may see this test: it draws nothing).
-EXAMPLE = ()
+#: A small case worked out by hand: the arguments of one call, as literals (students may see this test: it draws
+#: nothing). It is also the question's public check case, unless public_cases.py lists one of {function}.
+EXAMPLE = ()  # TODO the arguments ({parameters},) of a small case worked out by hand
 
 
 @question

@@ -19,13 +19,14 @@ UNGRADED = tuple(name for name in attn_reference.__all__ if name not in GRADED)
 
 
 def public_case_inputs(name: str) -> tuple[tuple, dict] | None:
-    """The inputs of the first public case of ``name`` in the course's masters (``public_cases.py``), or None."""
-    from autograder.build.public_cases import Seed, instructor_cases
+    """The inputs of the first public case of ``name`` in the course's release (``public_cases.py``, or the hidden
+    test's worked example), or None."""
+    from autograder.build.public_cases import Seed, release_cases
 
     course = load_course()
     for assignment in course.assignments:
         if name in assignment.functions:
-            for case in instructor_cases(course.layout.masters(assignment.id) / "public_cases.py"):
+            for case in release_cases(course.layout, assignment):
                 if case.function == name:
                     made = tuple(np.random.default_rng(a.value) if isinstance(a, Seed) else a for a in case.args)
                     return made, dict(case.kwargs)

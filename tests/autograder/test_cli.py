@@ -21,11 +21,12 @@ import autograder.paths
 from autograder.build.markers import keep_solutions
 from autograder.cli import main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
-from autograder.demo.sample_class import BUGGY_STUDENTS, buggy_source
+from autograder.demo.sample_class import buggy_source, sample_class
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
 from tests.autograder.support import course_beside
 
 COURSE = load_course()
+BUGGY_STUDENTS = sample_class(COURSE.layout).students
 HW1 = COURSE.assignment("hw1_scaled_attention")
 IDS = [a.id for a in COURSE.assignments]
 SOLUTION = keep_solutions((SOLUTIONS_DIR / HW1.id / HW1.module).read_text(encoding="utf-8"))

@@ -19,9 +19,9 @@ from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.export.actions_report import OUTPUT_ENV, SUMMARY_ENV, main as actions_report
 from autograder.grade.api import grade_submission
-from autograder.grade.html_report import to_html
+from autograder.report.html import to_html
 from autograder.grade.record import to_record
-from autograder.grade.report import to_gradescope, to_json, to_junit, to_text
+from autograder.report.text import to_gradescope, to_json, to_junit, to_text
 from autograder.gradebook.class_report import class_report
 from autograder.gradebook.export import STUDENTS_CSV, write_csv, write_feedback
 from autograder.paths import SOLUTIONS_DIR

@@ -99,3 +99,32 @@ def test_no_module_of_the_engine_is_over_the_limit():
     long = {str(p.relative_to(PACKAGE_DIR)): n for p in PACKAGE_DIR.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert long == {}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    kinds = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, kinds) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def course_names_in_engine(names: set[str], package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """``file:line`` of every string of the engine's code (docstrings aside) that holds one of ``names``."""
+    found = []
+    for path in sorted(package_dir.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        found += [f"{path.relative_to(package_dir)}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                  and any(name in node.value for name in names)]
+    return found
+
+
+def test_no_engine_module_names_an_assignment_of_the_course():
+    from autograder.config import load_course
+
+    assert course_names_in_engine({a.id for a in load_course().assignments}) == []
+
+
+def test_the_check_sees_an_assignment_named_in_code(tmp_path):
+    (tmp_path / "m.py").write_text('"""About hw9_x."""\nDEMO = ("chen", "hw9_x")\n', encoding="utf-8")
+    assert course_names_in_engine({"hw9_x"}, tmp_path) == ["m.py:2"]

@@ -232,10 +232,10 @@ CASES = [(a.id, function) for a in COURSE.assignments for function in _checked_f
 
 def _on_public_cases(function: str):
     """The check of a function without one of its own here: solution and reference agree on its public cases."""
-    from autograder.build.public_cases import Seed, instructor_cases
+    from autograder.build.public_cases import Seed, release_cases
 
     assignment = next(a for a in COURSE.assignments if function in a.functions)
-    cases = [c for c in instructor_cases(COURSE.layout.masters(assignment.id) / "public_cases.py") if c.function == function]
+    cases = [c for c in release_cases(COURSE.layout, assignment) if c.function == function]
     assert cases, f"{function} has neither a check here nor a public case"
 
     def check(solution, draw):

@@ -10,13 +10,14 @@ from rich.console import Console
 from autograder.batch.runner import grade_batch
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.demo.classbook import (
-    ASSIGNMENT,
+    CLASS_REPORT,
     COPIER,
     LATE,
     LATE_DAYS,
     NOT_SUBMITTED,
     ORIGINAL,
     OVERRIDDEN,
+    class_assignment,
     demo_course,
     prepare_class,
     show_classbook,
@@ -30,6 +31,7 @@ from tests.autograder.gradebook.test_lms import parse_canvas
 def test_the_demo_shows_a_non_submitter_an_extension_an_override_one_flag_and_writes_canvas(tmp_path):
     course_file = demo_course(DEFAULT_COURSE_FILE, tmp_path)
     course = load_course(course_file)
+    ASSIGNMENT = class_assignment(course)
     assignment = course.assignment(ASSIGNMENT)
     class_dir = tmp_path / "class" / ASSIGNMENT
     students = prepare_class(course, course_file, assignment, class_dir, write_sample_class(course, ASSIGNMENT, class_dir))
@@ -48,5 +50,5 @@ def test_the_demo_shows_a_non_submitter_an_extension_an_override_one_flag_and_wr
     by_login = {row["name"].split(", ")[-1].split()[0].lower(): row for row in canvas.values()}
     assert by_login[NOT_SUBMITTED][assignment.title] == 0
     assert by_login[OVERRIDDEN][assignment.title] == assignment.max_points - 1
-    page = (tmp_path / "class-report-hw1.html").read_text(encoding="utf-8")
+    page = (tmp_path / CLASS_REPORT.format(assignment=ASSIGNMENT)).read_text(encoding="utf-8")
     assert "no submission" in page and "Similar submissions" in page and "<h2>Item analysis</h2>" in page

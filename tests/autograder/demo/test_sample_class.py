@@ -12,16 +12,18 @@ from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.demo.sample_class import (
     BROKEN_ENTRIES,
-    BUGGY_STUDENTS,
     BuggyStudent,
+    SampleClass,
     SampleClassError,
     buggy_source,
+    sample_class,
     write_sample_class,
 )
 from autograder.paths import ASSIGNMENTS_DIR, SOLUTIONS_DIR
 
 COURSE = load_course()
 IDS = [a.id for a in COURSE.assignments]
+BUGGY_STUDENTS = sample_class(COURSE.layout).students
 
 
 def _solution(assignment_id: str) -> str:
@@ -108,9 +110,12 @@ def test_buggy_source_raises_when_the_master_lacks_the_edited_text():
 
 def test_write_sample_class_fails_when_an_edit_no_longer_applies(tmp_path, monkeypatch):
     stale = BuggyStudent("zoe", "edits a line that is gone", "this line is not in any master", "x")
-    monkeypatch.setitem(BUGGY_STUDENTS, "hw1_scaled_attention", (*BUGGY_STUDENTS["hw1_scaled_attention"], stale))
+    import autograder.demo.sample_class as module
+
+    known = SampleClass({IDS[0]: (*BUGGY_STUDENTS[IDS[0]], stale)})
+    monkeypatch.setattr(module, "sample_class", lambda layout: known)
     with pytest.raises(SampleClassError, match="zoe"):
-        write_sample_class(COURSE, "hw1_scaled_attention", tmp_path / "class")
+        write_sample_class(COURSE, IDS[0], tmp_path / "class")
 
 
 @pytest.mark.slow
@@ -127,3 +132,12 @@ def test_a_student_whose_only_bug_is_in_softmax_loses_only_softmax_points(tmp_pa
     assert lost["softmax"] > 0 and all(v == 0 for f, v in lost.items() if f != "softmax"), lost
     attention = next(q for q in result.questions if q.function == "scaled_dot_product_attention")
     assert any(t.carried_from == ("softmax",) for t in attention.tests)
+
+
+def test_a_sample_class_file_not_in_its_form_is_named(tmp_path):
+    from autograder.layout import CourseDirectory
+
+    (tmp_path / "sample_class.yml").write_text("students:\n  hw1:\n  - {name: zoe}\n", encoding="utf-8")
+    layout = CourseDirectory(COURSE.layout.course_file, tmp_path, tmp_path, tmp_path, tmp_path)
+    with pytest.raises(SampleClassError, match="sample_class.yml"):
+        sample_class(layout)

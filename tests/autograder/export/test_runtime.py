@@ -5,13 +5,14 @@ import pytest
 
 from autograder.build.markers import keep_solutions
 from autograder.config import load_course
-from autograder.demo.sample_class import BUGGY_STUDENTS, buggy_source
+from autograder.demo.sample_class import buggy_source, sample_class
 from autograder.export import runtime
 from autograder.export.spec import GradingSpec
 from autograder.grade.api import grade_submission
 from autograder.paths import SOLUTIONS_DIR
 
 COURSE = load_course()
+BUGGY_STUDENTS = sample_class(COURSE.layout).students
 IDS = [a.id for a in COURSE.assignments]
 
 

@@ -33,7 +33,7 @@ from autograder.build.markers import keep_solutions
 from autograder.cli import main as cli_main
 from autograder.config import DEFAULT_COURSE_FILE, load_course
 from autograder.grade.api import grade_submission
-from autograder.grade.report import to_gradescope, to_json, to_junit, to_text
+from autograder.report.text import to_gradescope, to_json, to_junit, to_text
 from autograder.gradebook import Gradebook
 from autograder.gradebook.export import write_csv, write_feedback
 from autograder.paths import ASSIGNMENTS_DIR, HIDDEN_TESTS_DIR, SOLUTIONS_DIR

@@ -11,7 +11,7 @@ import attn_reference
 from autograder.sandbox.call import CallOutcome
 from autograder.errors import BadReturn, CallTimeout, GraderError, StudentException
 from autograder.judge.compare import Tolerance, reference_output
-from autograder.grade.chosen import is_observed
+from autograder.report.chosen import is_observed
 from autograder.grade.expect import Mismatch, expect_reference, judge
 from autograder.judge.messages import first_mismatch
 from autograder.inputs import RngSeed

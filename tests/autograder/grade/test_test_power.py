@@ -10,7 +10,7 @@ import functools
 
 import pytest
 
-from autograder.grade.chosen import is_observed
+from autograder.report.chosen import is_observed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -148,7 +148,7 @@ def test_write_feedback_writes_gradescope_json_and_text_per_student_and_assignme
 
 
 def test_every_student_facing_format_of_the_registry_is_a_feedback_file(tmp_path):
-    from autograder.grade.formats import FORMATS
+    from autograder.report.formats import FORMATS
 
     (folder,) = write_feedback([_graded("ada", "hw1_scaled_attention", 9.0)], tmp_path)
     expected = {f.feedback_file for f in FORMATS.values() if f.feedback_file}

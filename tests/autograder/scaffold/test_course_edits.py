@@ -32,7 +32,7 @@ COURSE_DEPENDENT = (
     "tests/autograder/test_course_check.py",
     "tests/autograder/export/test_runtime.py",
     "tests/autograder/export/test_cases.py",
-    "tests/autograder/grade/test_report.py",
+    "tests/autograder/report/test_text.py",
     "tests/benchmarks/test_diagnosis_coverage.py",
 )
 #: Of the slower course-dependent tests, those that read the first assignment's questions and points.
@@ -84,7 +84,7 @@ def edited(tmp_path_factory) -> Path:
                     "--args", ", ".join(sliding_window.PARAMETERS))
     assert scaffold.returncode == 0, scaffold.stderr
     edited_files = sliding_window.fill(root, FIRST.id, FIRST.module)
-    assert len(edited_files) <= 6  # five, and the translated docstrings in a course with Chinese
+    assert len(edited_files) <= 5  # four, and the translated docstrings in a course with Chinese
     build = _run(root, "-m", "autograder.cli", "build")
     assert build.returncode == 0, build.stderr
     return root
@@ -108,3 +108,27 @@ def test_the_course_dependent_tests_pass_on_the_edited_copy(edited):
 def test_the_slower_course_dependent_tests_pass_on_the_edited_copy(edited, path, selection):
     done = _run(edited, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", path, "-k", selection)
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_the_new_question_is_checked_and_graded_like_the_others(edited, tmp_path):
+    """The solution, in a copy of the rebuilt release, passes the new question's public check and gets its points."""
+    import json
+    import shutil
+
+    from autograder.build.markers import keep_solutions
+
+    course = load_course(edited / DEFAULT_COURSE_FILE.name)
+    first = course.assignments[0]
+    folder = tmp_path / first.id
+    shutil.copytree(course.layout.release(first.id), folder)
+    (folder / first.module).write_text(keep_solutions(course.layout.master(first).read_text(encoding="utf-8")),
+                                       encoding="utf-8")
+    checked = subprocess.run([sys.executable, "-m", "autograder.cli", "check", first.id, "--format", "json"], cwd=folder,
+                             env={**os.environ, "PYTHONPATH": str(edited)}, capture_output=True, text=True,
+                             timeout=RUN_TIMEOUT_S, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert sliding_window.FUNCTION in checked.stdout and json.loads(checked.stdout)["passed"]
+    graded = _run(edited, "-m", "autograder.cli", "grade", first.id, str(folder / first.module), "--format", "json")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    new = next(q for q in json.loads(graded.stdout)["questions"] if q["function"] == sliding_window.FUNCTION)
+    assert new["score"] == new["max_score"] == course.assignment(first.id).questions[-1].points

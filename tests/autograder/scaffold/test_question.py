@@ -7,12 +7,12 @@ import ast
 import pytest
 import yaml
 
+from autograder.build.todo import UNFILLED
 from autograder.config import DEFAULT_COURSE_FILE, load_course, parse_course
 from autograder.layout import CourseDirectory
 from autograder.scaffold import texts
 from autograder.scaffold.question import (
     ScaffoldError,
-    cases_with,
     course_with_question,
     docstrings_with,
     notebook_with_section,
@@ -64,13 +64,12 @@ def test_the_notebook_section_comes_before_the_closing_section_with_a_cell_per_l
     assert f'# %% [markdown] lang="zh"\n# ## New function\n#\n# {texts.UNTRANSLATED}' in changed
 
 
-def test_the_public_case_goes_into_the_returned_list():
-    source = (LAYOUT.masters(COURSE.assignments[0].id) / "public_cases.py").read_text(encoding="utf-8")
-    changed = cases_with(source, "new_function", ("n", "window"))
-    assert '"new_function"' in changed and changed.rstrip().endswith("]")
-    ast.parse(changed)
-    with pytest.raises(ScaffoldError):
-        cases_with("def cases(rng):\n    return []\n", "f", ("x",))
+def test_the_public_cases_are_not_edited_and_the_worked_example_is_a_todo():
+    first = COURSE.assignments[0]
+    edits = question_edits(COURSE, TEXT, first.id, "new_function", ("n", "window"))
+    assert not [e for e in edits if e.path.name == "public_cases.py"]
+    suite = next(e for e in edits if e.path.name == "test_new_function.py")
+    assert UNFILLED.search(next(line for line in suite.text.splitlines() if line.startswith("EXAMPLE")))
 
 
 def test_the_translated_docstrings_gain_an_entry_marked_untranslated():
@@ -93,7 +92,7 @@ def test_every_new_or_changed_python_file_parses_and_english_only_courses_get_no
     first = COURSE.assignments[0]
     edits = question_edits(COURSE, TEXT, first.id, "new_function", ("n", "window"))
     for edit in edits:
-        if edit.path.suffix == ".py" and edit.path.name != "public_cases.py":
+        if edit.path.suffix == ".py":
             ast.parse(edit.text)
     assert {e.path.name for e in edits if e.new} == {"new_function.py", "test_new_function.py"}
     english = COURSE.model_copy(update={"languages": ("en",), "feedback_language": "en"})

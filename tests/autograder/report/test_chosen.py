@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from autograder.engine.results import Diagnosis, TestResult
-from autograder.grade.chosen import SHOWN_CASES, chosen_diagnoses, representative
-from autograder.grade.report import question_feedback
-from tests.autograder.grade.test_report import FAILED, QUESTIONS
+from autograder.report.chosen import SHOWN_CASES, chosen_diagnoses, representative
+from autograder.report.text import question_feedback
+from tests.autograder.report.test_text import FAILED, QUESTIONS
 
 ONE = Diagnosis("attention.no_scaling", "hint one")
 OTHER = Diagnosis("attention.scale_by_dk", "hint other")

@@ -11,8 +11,8 @@ from xml.etree import ElementTree
 import pytest
 
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
-from autograder.grade.formats import FORMATS
-from autograder.grade.report import to_dict, to_gradescope, to_gradescope_dict, to_junit, to_text
+from autograder.report.formats import FORMATS
+from autograder.report.text import to_dict, to_gradescope, to_gradescope_dict, to_junit, to_text
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
 
@@ -322,7 +322,7 @@ def _floats(data) -> list[float]:
 
 def test_numbers_in_the_json_reports_are_rounded_to_the_scores_decimals():
     from autograder.config import load_course
-    from autograder.grade.report import to_json
+    from autograder.report.text import to_json
     from autograder.scoring import SCORE_DECIMALS
 
     policy = load_course().late_policy

@@ -15,9 +15,9 @@ from functools import lru_cache
 
 from autograder.escape import html_text
 from autograder.grade.figures import VarianceRow, WeightsFigure
-from autograder.grade.html_page import image, page, score_bar
-from autograder.grade.chosen import is_observed, representative
-from autograder.grade.report import by_message, carried_note, description, question_diagnoses
+from autograder.report.chosen import is_observed, representative
+from autograder.report.page import image, page, score_bar
+from autograder.report.text import by_message, carried_note, description, question_diagnoses
 from autograder.grade.result import GradeResult
 from autograder.i18n import msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
@@ -81,7 +81,7 @@ def _diagnoses(question: QuestionScore, language: str) -> str:
 
 
 def _weights_figure(figure: WeightsFigure, language: str) -> str:
-    from autograder.grade.heatmaps import weights_png
+    from autograder.report.heatmaps import weights_png
 
     state = msg("your result is wrong here") if figure.failing else msg("your result is right here")
     shown = (len(figure.reference), len(figure.reference[0]) if figure.reference else 0)

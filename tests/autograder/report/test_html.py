@@ -10,8 +10,8 @@ import pytest
 from autograder.demo.browser import open_page
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
 from autograder.grade.figures import VarianceRow, WeightsFigure
-from autograder.grade.html_report import to_html
-from autograder.grade.formats import FORMATS
+from autograder.report.html import to_html
+from autograder.report.formats import FORMATS
 from autograder.grade.result import GradeResult, Penalty
 from autograder.scoring import QuestionScore
 from autograder.i18n import msg, render

@@ -1,6 +1,6 @@
 """Render a :class:`GradeResult` as text, JSON, Gradescope ``results.json`` or JUnit XML.
 
-The formats are held as data in :data:`autograder.grade.formats.FORMATS`, the one registry
+The formats are held as data in :data:`autograder.report.formats.FORMATS`, the one registry
 the command line, the gradebook's feedback files and the exports derive from; each renders
 a pure function of the result and a language. What students read (labels, messages, hints,
 descriptions) comes from the message catalog in that language (:mod:`autograder.i18n`); ids,
@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 from autograder.escape import json_document, terminal_text, xml_text
 from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
-from autograder.grade.chosen import chosen_diagnoses, is_observed, representative
+from autograder.report.chosen import chosen_diagnoses, is_observed, representative
 from autograder.i18n import Message, entry, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import QuestionScore, rounded_numbers
@@ -80,7 +80,7 @@ def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, 
         A function of :mod:`autograder.escape` applied to every text and fact (the lines of
         a Markdown or HTML output); None gives plain text.
     verbose : bool, optional
-        Every failure message; by default the first :data:`~autograder.grade.chosen.SHOWN_CASES`
+        Every failure message; by default the first :data:`~autograder.report.chosen.SHOWN_CASES`
         and how many more tests fail.
 
     Returns

@@ -43,7 +43,7 @@ class Format:
         return getattr(importlib.import_module(module), function)
 
 
-_REPORT = "autograder.grade.report"
+_REPORT = "autograder.report.text"
 #: Every report format, by name: the CLI's choices, the gradebook's feedback files and the exports derive from it.
 FORMATS: dict[str, Format] = {
     f.name: f
@@ -52,7 +52,7 @@ FORMATS: dict[str, Format] = {
         Format("json", f"{_REPORT}:to_json", "every field of the result (the instructor's record, with the run's seed)"),
         Format("gradescope", f"{_REPORT}:to_gradescope", "Gradescope's results.json", "results.json"),
         Format("junit", f"{_REPORT}:to_junit", "JUnit XML, one testcase per test (for CI dashboards)"),
-        Format("html", "autograder.grade.html_report:to_html",
+        Format("html", "autograder.report.html:to_html",
                "one self-contained HTML page with pictures, readable on a phone", "feedback.html"),
     )
 }
