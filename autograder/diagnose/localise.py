@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from autograder.diagnose.case import Case
-from autograder.diagnose.probes.calls import batch_example, batched_arguments
+from autograder.diagnose.probes.calls import batched_arguments
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
@@ -54,7 +54,7 @@ STILL_WRONG = {
     "full_batch": N_("with batch axes in every argument"),
     "equal_sizes": N_("with the sizes {sizes} equal"),
     "distinct_sizes": N_("with the sizes {sizes} all different"),
-    "other_dtype": N_("for {right} input too"),
+    "other_dtype": N_("for {right} input"),
     "small_values": N_("on small values"),
     "full_mask": N_("with the mask in its full shape"),
     "no_mask": N_("without a mask"),
@@ -67,10 +67,27 @@ def _floats(case: Case) -> dict[str, np.ndarray]:
     return {n: v for n, v in case.arguments.items() if isinstance(v, np.ndarray) and v.dtype.kind == "f"}
 
 
+def _first_wrong_example(case: Case, batch: tuple[int, ...]) -> tuple[int, ...]:
+    """The batch index of the first wrong entry of the first wrong part (the first example when none is found)."""
+    for actual, expected in zip(getattr(case.student, "arrays", ()), case.reference.arrays):
+        if actual.shape == expected.shape and expected.ndim >= len(batch) and expected.shape[:len(batch)] == batch:
+            with np.errstate(all="ignore"):
+                wrong = ~np.isclose(actual.astype(np.float64), expected.astype(np.float64), rtol=case.tol.rtol,
+                                    atol=case.tol.atol, equal_nan=True)
+            if wrong.any():
+                return tuple(int(i) for i in np.argwhere(wrong)[0][:len(batch)])
+    return (0,) * len(batch)
+
+
 def unbatched(case: Case) -> tuple[dict, dict] | None:
-    """The first example of the batch alone (when the call has batch axes)."""
+    """The example of the batch where the result is first wrong, alone (when the call has batch axes)."""
     batch, batched = batched_arguments(case)
-    return ({}, batch_example(case, batch, batched, 0)) if batch else None
+    if not batch:
+        return None
+    index = _first_wrong_example(case, tuple(batch))
+    core = {name: value.shape[value.ndim - case.contract.core_ndim_of(name):] for name, value in batched.items()}
+    return {}, {name: np.ascontiguousarray(np.broadcast_to(value, tuple(batch) + core[name])[index])
+                for name, value in batched.items()}
 
 
 def full_batch(case: Case) -> tuple[dict, dict] | None:

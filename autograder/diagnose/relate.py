@@ -25,6 +25,8 @@ from autograder.i18n import Message, joined, msg
 RELATION_RTOL = 1e-4
 #: Absolute tolerance of a fitted relation, relative to the largest expected entry.
 RELATION_ATOL = 1e-6
+#: Smallest factor stated as a relation.
+SMALLEST_FACTOR = 1e-3
 #: Largest number of trailing axes whose orders are tried (6 orders for 3 axes).
 PERMUTED_AXES = 3
 
@@ -101,7 +103,9 @@ def _factor(s: np.ndarray, e: np.ndarray) -> float | None:
     if denominator == 0.0:
         return None
     factor = float(np.sum(s * e) / denominator)
-    return factor if np.isfinite(factor) and abs(factor - 1.0) > 1e-6 and _close(s, factor * e) else None
+    if not np.isfinite(factor) or abs(factor) < SMALLEST_FACTOR or abs(factor - 1.0) <= 1e-6:
+        return None  # a factor near 0 is a result near 0: no relation to the expected one worth stating
+    return factor if _close(s, factor * e) else None
 
 
 def _along(s: np.ndarray, e: np.ndarray, axis: int) -> str | None:
@@ -130,6 +134,8 @@ def same_shape_relation(student: np.ndarray, expected: np.ndarray, axes: tuple, 
     if pair is None or expected.size < 2:
         return None  # one number is always some factor of another: that says nothing
     s, e = pair
+    if np.max(np.abs(s)) < SMALLEST_FACTOR * np.max(np.abs(e)):
+        return None  # a result near 0 everywhere: no relation to the expected one worth stating
     factor = _factor(s, e)
     if factor is not None:
         return msg("it is the expected one times {factor}", factor=factor_phrase(factor, follows and follows(factor)))

@@ -193,3 +193,23 @@ def test_a_function_that_hangs_when_called_again_is_not_called_again_for_observa
     assert localisation(case) is None and len(calls) == 1  # one timeout, then no more calls
     honest = case_of(SDPA, (Q, K, V), student=lambda Q, K, V, mask=None: tuple(2 * p for p in reference_attention(Q, K, V)))
     assert localisation(honest) is not None  # the control: a function that answers is localised
+
+
+def test_without_batch_axes_means_the_very_example_that_was_wrong():
+    def wrong_when_the_first_query_is_positive(Q, K, V, mask=None):  # wrong on some examples, batched or not
+        Z, A = reference_attention(Q, K, V, mask)
+        flip = (np.asarray(Q)[..., :1, :1] > 0)
+        return np.where(flip, 2 * Z, Z), A
+
+    Q, K, V = qkv((2,))
+    Q[0, 0, 0], Q[1, 0, 0] = -1.0, 1.0  # right on example 0, wrong on example 1
+    said = localisation(case_of(SDPA, (Q, K, V), student=wrong_when_the_first_query_is_positive))
+    assert said is None or "without batch axes, wrong as soon" not in said
+
+
+def test_a_result_near_zero_is_not_said_to_be_the_expected_one_times_zero():
+    from autograder.diagnose.relate import same_shape_relation
+
+    expected = normal((4, 5), 8)
+    assert same_shape_relation(1e-9 * expected, expected, ("L_q", "L_k")) is None
+    assert same_shape_relation(-expected, expected, ("L_q", "L_k")) == "it is the expected one times -1 (the opposite sign)"
