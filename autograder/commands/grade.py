@@ -25,8 +25,10 @@ REPORT_FORMATS = {name: report_format.description for name, report_format in FOR
 
 
 #: Options that apply to one submission only, with how each reads on the command line.
+#: The formats whose renderers take ``verbose`` (every failure message instead of the first few).
+VERBOSE_FORMATS = ("text", "html")
 SINGLE_SUBMISSION_OPTIONS = {"output_format": "--format", "out": "--out", "submitted_at": "--submitted-at",
-                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang"}
+                             "metadata": "--metadata", "seed": "--seed", "lang": "--lang", "verbose": "--verbose"}
 #: Options that apply to a class folder only.
 CLASS_FOLDER_OPTIONS = {"jobs": "--jobs", "gradebook_path": "--gradebook", "regrade": "--regrade", "shard": "--shard"}
 
@@ -63,12 +65,14 @@ def _given(ctx: click.Context, names: dict[str, str]) -> list[str]:
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Replay a grading run exactly: the seed its JSON result records (one submission; default: derived from "
               "the course's secret and the code, so the same code gets the same grade).")
+@click.option("--verbose", is_flag=True,
+              help="In the text and HTML reports, every failed test's message (default: the first three per question).")
 @LANG_OPTION
 @SANDBOX_OPTION
 @common_options
 @click.pass_context
 def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_path, regrade, shard, batch, submitted_at,
-          metadata, student, file_times, seed, lang, sandbox) -> None:
+          metadata, student, file_times, seed, verbose, lang, sandbox) -> None:
     """Grade SUBMISSION (.py, .ipynb, folder or .zip) against the hidden tests.
 
     Given a class folder (one file or folder per student, named after the student: a folder's
@@ -104,7 +108,8 @@ def grade(ctx, assignment_id, submission, output_format, out, jobs, gradebook_pa
     submitted = _submission_time(submission, submitted_at, metadata, file_times)
     course = submission_course(course, course_file(ctx), assignment.id, student, metadata)
     result = grade_submission(course, assignment.id, submission, submitted=submitted, seed=seed)
-    text = FORMATS[output_format].render(result, feedback_language(course, lang))
+    extra = {"verbose": True} if verbose and output_format in VERBOSE_FORMATS else {}
+    text = FORMATS[output_format].render(result, feedback_language(course, lang), **extra)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from attn_reference.contract import Contract
-from autograder.errors import SubmissionError
+from autograder.errors import CallTimeout, SubmissionError
 from autograder.judge.compare import Parts, Raised, Tolerance, contract, reference_function, reference_signature, run, same_values, split
 
 #: Most extra calls into the student's function one case may make while diagnosing.
@@ -58,6 +58,8 @@ class Case:
     call_student: Callable | None = None
     dependencies: dict = field(default_factory=dict)
     _student_calls: int = field(default=0, repr=False)
+    _budgeted_calls: int = field(default=0, repr=False)
+    _timed_out: bool = field(default=False, repr=False)
 
     @property
     def contract(self) -> Contract:
@@ -84,14 +86,36 @@ class Case:
         args, kwargs = self.changed(**changes)
         return run(reference_function(self.function), args, {**kwargs, **self.dependencies, **(dependencies or {})})
 
-    def student_with(self, **changes) -> Parts | None:
-        """The student's result with arguments changed (None when it fails or the call budget is spent)."""
-        if self.call_student is None or self._student_calls >= MAX_STUDENT_CALLS:
+    @property
+    def timed_out(self) -> bool:
+        """Whether a call made for the observations hung (then no more are made)."""
+        return self._timed_out
+
+    def calls_left(self, budget: int) -> bool:
+        """Whether the student's function may still be called within a second budget of ``budget`` calls."""
+        return self.call_student is not None and self._budgeted_calls < budget and not self._timed_out
+
+    def student_with(self, *, budget: int | None = None, **changes) -> Parts | None:
+        """The student's result with arguments changed (None when it fails or the call budget is spent).
+
+        ``budget`` draws on a second budget of that many calls (the localisation's), kept apart from the probes'.
+        """
+        if self._timed_out:
             return None
-        self._student_calls += 1
+        if budget is None:
+            if self.call_student is None or self._student_calls >= MAX_STUDENT_CALLS:
+                return None
+            self._student_calls += 1
+        else:
+            if self.call_student is None or self._budgeted_calls >= budget:
+                return None
+            self._budgeted_calls += 1
         args, kwargs = self.changed(**changes)
         try:
             return split(self.call_student(*args, **kwargs))
+        except CallTimeout:
+            self._timed_out = True  # a function that hangs once is not called again for observations
+            return None
         except (SubmissionError, ValueError):
             return None
 
@@ -115,6 +139,10 @@ class Case:
     def matches_reference(self, candidate: Parts | Raised | None) -> bool:
         """Whether ``candidate`` is the reference's answer on these inputs."""
         return isinstance(candidate, Parts) and same_values(candidate, self.reference, self.tol)
+
+    def matches_reference_of(self, answer: Parts | None, expected: Parts | Raised) -> bool:
+        """Whether ``answer`` (the student's on changed inputs) equals ``expected`` (the reference's on them)."""
+        return isinstance(answer, Parts) and isinstance(expected, Parts) and same_values(answer, expected, self.tol)
 
     def differs_from_reference(self, candidate: Parts | Raised | None) -> bool:
         """Whether ``candidate`` tells a bug apart on these inputs (it is not the reference's answer)."""

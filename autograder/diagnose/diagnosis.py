@@ -12,10 +12,13 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.localise import localisation
+from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
 from autograder.diagnose.probes.finding import Finding
 from autograder.diagnose.registry import bug
 from autograder.engine.results import Diagnosis
+from autograder.i18n import msg
 
 
 def explain(function: str, findings: list[Finding]) -> tuple[Diagnosis, ...]:
@@ -52,5 +55,23 @@ def diagnose(case: Case, finders: Sequence[Finder] = ()) -> tuple[Diagnosis, ...
     """
     if case.matches_reference(case.student):
         return ()
-    return explain(case.function, findings_for(case, finders))
+    named = explain(case.function, findings_for(case, finders))
+    return named or observed(case)
+
+
+#: Ids of what is observed when no bug is named: a relation of the output to the expected one, and a condition.
+RELATION_ID = "observed.relation"
+CONDITION_ID = "observed.condition"
+
+
+def observed(case: Case) -> tuple[Diagnosis, ...]:
+    """What is true of a failed call whatever its bug: how its output relates to the expected one, and where it fails."""
+    found = []
+    related = relation(case)
+    if related is not None:
+        found.append(Diagnosis(RELATION_ID, msg("Compared with the expected result: {relation}.", relation=related)))
+    located = localisation(case)
+    if located is not None:
+        found.append(Diagnosis(CONDITION_ID, located))
+    return tuple(found)
 

@@ -55,7 +55,7 @@ def _header_row(language: str) -> str:
 
 
 def _question_row(question: QuestionScore, language: str) -> str:
-    lines = question_feedback(question, language, _summary_text)
+    lines = question_feedback(question, language, _summary_text, verbose=True)
     feedback = MARKDOWN_LINE_BREAK.join(lines) if lines else _say(msg("all tests passed"), language)
     return (f"| Q{question.number} | {markdown_code(question.function)} | {question.score:g} / {question.points:g} "
             f"| {question.passed}/{len(question.tests)} | {feedback} |")

@@ -35,6 +35,7 @@ from autograder.judge.compare import (
     find_difference,
     reference_function,
     run,
+    same_values,
     split,
 )
 from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
@@ -273,9 +274,21 @@ def _keep_figures(submission, function: str, args, kwargs, outcome, verdict: Ver
     except ValueError:
         return
     reference = reference_parts(function, args, kwargs)
+    if failing_case and not worked_example and not _heatmap_shows(reference, student, part):
+        return  # a dtype-only or shape-only failure: two identical (or incomparable) pictures would mislead
     if part < len(student.arrays) and part < len(reference.arrays):
         figure = weights_figure(title, reference.arrays[part], student.arrays[part], failing=not verdict.right)
         keep_figure(submission, figure, failing_case=failing_case)
+
+
+def _heatmap_shows(reference: Parts, student: Parts, part: int) -> bool:
+    """Whether the weights part differs in values a heatmap can show: the same shape, and values that differ."""
+    if part >= len(student.arrays) or part >= len(reference.arrays):
+        return False
+    mine, theirs = student.arrays[part], reference.arrays[part]
+    if mine.shape != theirs.shape or mine.dtype.kind not in "fiu":
+        return False
+    return not same_values(Parts(False, (theirs,)), Parts(False, (mine,)), FLOAT32_TOLERANCE)  # finer is invisible
 
 
 def expect_reference(submission, tol: Tolerance, function: str, *args, what: Message | str = "", worked_example: bool = False,

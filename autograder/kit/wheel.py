@@ -77,6 +77,7 @@ KIT_MODULES = (
     "autograder/grade/reach.py",
     "autograder/grade/record.py",
     "autograder/report/text.py",
+    "autograder/report/chosen.py",
     "autograder/grade/result.py",
     "autograder/grade/run.py",
     "autograder/grade/static_check.py",

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from autograder.escape import html_text
 from autograder.grade.figures import VarianceRow, WeightsFigure
+from autograder.report.chosen import is_observed, representative
 from autograder.report.page import image, page, score_bar
 from autograder.report.text import by_message, carried_note, description, question_diagnoses
 from autograder.grade.result import GradeResult
@@ -56,17 +57,23 @@ def _header(result: GradeResult, language: str) -> str:
     return "\n".join(parts)
 
 
-def _failures(question: QuestionScore, language: str) -> str:
+def _failures(question: QuestionScore, language: str, verbose: bool = False) -> str:
     items = []
-    for message, tests in by_message(question.failed_tests).items():
+    groups = by_message(question.failed_tests)
+    shown, rest = (groups, 0) if verbose else representative(groups)
+    for message, tests in shown.items():
         what = html_text(description(tests[0].description, language)) if len(tests) == 1 \
             else _say(msg_n("{n} test", "{n} tests", len(tests)), language)
         items.append(f"<li>{what}<pre>{_say(message, language)}</pre></li>")
+    if rest:
+        items.append(f"<li>{_say(msg_n('{n} more test fails', '{n} more tests fail', rest), language)}</li>")
     return f"<h3>{_say(msg('What failed'), language)}</h3>\n<ul>{''.join(items)}</ul>" if items else ""
 
 
 def _diagnoses(question: QuestionScore, language: str) -> str:
     return "\n".join(
+        f'<div class="diagnosis"><strong>{_say(msg("Observed"), language)}</strong><br>{_say(hint, language)}</div>'
+        if is_observed(bug) else
         f'<div class="diagnosis"><strong>{_say(msg("Likely bug"), language)}</strong> <code>{html_text(bug)}</code><br>'
         f'{_say(hint, language)}</div>'
         for bug, hint in question_diagnoses(question).items()
@@ -132,7 +139,7 @@ def _variance(question: QuestionScore, language: str) -> str:
     return _variance_rows_table(rows, language) if rows else _reference_variance_table(language)
 
 
-def _question(question: QuestionScore, language: str) -> str:
+def _question(question: QuestionScore, language: str, verbose: bool = False) -> str:
     state = "ok" if question.score == question.points else "fail"
     counts = msg("{passed}/{total} tests passed", passed=str(question.passed), total=str(len(question.tests))) \
         if question.tests else msg("not run")
@@ -143,16 +150,17 @@ def _question(question: QuestionScore, language: str) -> str:
         score_bar(question.score, question.points),
         f'<p class="muted">{_say(counts, language)}</p>',
         *[f'<div class="note">{line}</div>' for line in carried_note(question, language, html_text)],
-        _failures(question, language), _diagnoses(question, language), _figures(question, language),
+        _diagnoses(question, language), _failures(question, language, verbose), _figures(question, language),
         _variance(question, language),
         "</section>",
     ]
     return "\n".join(part for part in parts if part)
 
 
-def to_html(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
-    """The feedback page of one result in ``language``: a whole, self-contained HTML document."""
+def to_html(result: GradeResult, language: str = SOURCE_LANGUAGE, verbose: bool = False) -> str:
+    """The feedback page of one result in ``language``: a whole, self-contained HTML document (``verbose``: every
+    failure message, not only the first few)."""
     graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
-    body = "\n".join([_header(result, language), *(_question(q, language) for q in result.questions),
+    body = "\n".join([_header(result, language), *(_question(q, language, verbose) for q in result.questions),
                       f'<p class="muted">{_say(graded, language)}</p>'])
     return page(f"{result.assignment_id}: {_points(result.score)} / {_points(result.max_score)}", body, lang=language)

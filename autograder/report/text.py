@@ -15,7 +15,8 @@ from xml.etree import ElementTree
 from autograder.escape import json_document, terminal_text, xml_text
 from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
-from autograder.i18n import entry, msg, msg_n, render
+from autograder.report.chosen import chosen_diagnoses, is_observed, representative
+from autograder.i18n import Message, entry, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import QuestionScore, rounded_numbers
 
@@ -34,8 +35,13 @@ def _points(value: float) -> str:
 
 
 def question_diagnoses(question: QuestionScore) -> dict[str, str]:
-    """Distinct diagnoses over a question's failed tests (id -> hint), in order of appearance."""
-    return {d.id: d.hint for test in question.failed_tests for d in test.diagnoses}
+    """The question's diagnosis (id -> hint): one named bug chosen by evidence, else what was observed."""
+    return chosen_diagnoses(question.failed_tests)
+
+
+def diagnosis_line(bug: str, hint: str) -> Message:
+    """``Likely bug [id]: hint``, or ``Observed: hint`` for an observation (no bug named)."""
+    return msg("Observed: {hint}", hint=hint) if is_observed(bug) else msg("Likely bug [{id}]: {hint}", id=bug, hint=hint)
 
 
 def carried_note(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None) -> list[str]:
@@ -61,8 +67,8 @@ def description(text: str, language: str = SOURCE_LANGUAGE) -> str:
     return render(entry(text), language).rstrip(".。")
 
 
-def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None) -> list[str]:
-    """Lines explaining a question: each failed test and why, the named bugs once, and carried results.
+def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None, verbose: bool = False) -> list[str]:
+    """Lines explaining a question: its diagnosis first, then a few failed tests and why, and carried results.
 
     Parameters
     ----------
@@ -73,22 +79,27 @@ def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, 
     escape : callable, optional
         A function of :mod:`autograder.escape` applied to every text and fact (the lines of
         a Markdown or HTML output); None gives plain text.
+    verbose : bool, optional
+        Every failure message; by default the first :data:`~autograder.report.chosen.SHOWN_CASES`
+        and how many more tests fail.
 
     Returns
     -------
     list of str
-        One line per carried note, per failure message (``- ...``) and per named bug.
+        The diagnosis, then one line per failure message shown (``- ...``), per further failures and per carried note.
     """
-    lines = [f"- {line}" for line in carried_note(question, language, escape)]
-    for message, tests in by_message(question.failed_tests).items():
+    lines = [render(diagnosis_line(bug, hint), language, *_escaping(escape)) for bug, hint in question_diagnoses(question).items()]
+    groups = by_message(question.failed_tests)
+    shown, rest = (groups, 0) if verbose else representative(groups)
+    for message, tests in shown.items():
         if len(tests) == 1:
             line = msg("{description}: {message}", description=description(tests[0].description, language), message=message)
         else:
             line = msg_n("{n} test: {message}", "{n} tests: {message}", len(tests), message=message)
         lines.append(f"- {render(line, language, *_escaping(escape))}")
-    lines += [render(msg("Likely bug [{id}]: {hint}", id=bug, hint=hint), language, *_escaping(escape))
-              for bug, hint in question_diagnoses(question).items()]
-    return lines
+    if rest:
+        lines.append(f"- {render(msg_n('{n} more test fails', '{n} more tests fail', rest), language, *_escaping(escape))}")
+    return lines + [f"- {line}" for line in carried_note(question, language, escape)]
 
 
 #: Where a student's traceback starts in a failure message (after what the test called).
@@ -137,12 +148,12 @@ def _question_line(q: QuestionScore, language: str) -> str:
     return f"{mark} Q{q.number} {terminal_text(q.function):<30} {_points(q.score):>6} / {_points(q.points):<4} ({counts})"
 
 
-def to_text(result: GradeResult, language: str = SOURCE_LANGUAGE) -> str:
-    """A readable report, one block per question."""
+def to_text(result: GradeResult, language: str = SOURCE_LANGUAGE, verbose: bool = False) -> str:
+    """A readable report, one block per question (``verbose``: every failure message, not only the first few)."""
     lines = [f"{terminal_text(result.assignment_id)}: {render(result.origin, language)}", *_summary_lines(result, language), ""]
     for q in result.questions:
         lines.append(_question_line(q, language))
-        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q, language)]
+        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q, language, verbose=verbose)]
     graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
     lines += ["", render(graded, language)]  # isolation: the JSON record
     return "\n".join(lines) + "\n"

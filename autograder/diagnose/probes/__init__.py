@@ -5,7 +5,7 @@ Each probe takes a failed :class:`~autograder.diagnose.case.Case` and returns th
 call; :data:`FALLBACK_PROBES` only when nothing more specific was found.
 """
 
-from autograder.diagnose.probes import arguments, calls, outputs, patterns, scale, softmax
+from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, scale, softmax
 
 #: Probes run on every failed call, most specific first.
 PROBES = (
@@ -15,6 +15,9 @@ PROBES = (
     softmax.variants,
     scale.attention_scale,
     softmax.scaled_scores,
+    backward.softmax_backward_behaviour,
+    backward.attention_backward_behaviour,
+    backward.experiment_aggregation,
     arguments.mask_probes,
     arguments.mask_without_head_axis,
     arguments.weight_probes,

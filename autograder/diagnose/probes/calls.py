@@ -111,17 +111,26 @@ def _is_theory(case: Case) -> bool:
 
 
 def right_on_the_last_axis_only(case: Case) -> list[Finding]:
-    """softmax that is right when the axis is the last one, wrong for another axis: no keepdims."""
-    if case.function != "softmax":
+    """A function of an ``axis`` that is right when the axis is the last one, wrong for another axis: no keepdims.
+
+    Every array argument with the axis is moved so that it comes last, the function is asked for
+    ``axis=-1``, and its result moved back.
+    """
+    arguments = case.arguments
+    axis = arguments.get("axis")
+    arrays = {n: np.asarray(v) for n, v in arguments.items() if isinstance(v, np.ndarray)}
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not arrays:
         return []
-    x, axis = np.asarray(case.arguments["x"]), case.arguments["axis"]
-    if axis in (-1, x.ndim - 1):
+    ndim = max(a.ndim for a in arrays.values())
+    if axis in (-1, ndim - 1) or not -ndim <= axis < ndim:
         return []
-    moved = np.ascontiguousarray(np.moveaxis(x, axis, -1))
-    answer = case.student_with(x=moved, axis=-1)
-    if answer is None or len(answer.arrays) != 1 or answer.arrays[0].shape != moved.shape:
+    moved = {n: np.ascontiguousarray(np.moveaxis(a, axis, -1)) for n, a in arrays.items() if a.ndim == ndim}
+    answer = case.student_with(axis=-1, **moved)
+    if answer is None or len(answer.arrays) != len(case.reference.arrays):
         return []
-    back = Parts(False, (np.moveaxis(answer.arrays[0], -1, axis),))
+    if any(part.ndim != ndim for part in answer.arrays):
+        return []
+    back = Parts(case.reference.is_tuple, tuple(np.moveaxis(part, -1, axis) for part in answer.arrays))
     return own(case.function, "no_keepdims") if case.matches_reference(back) else []
 
 

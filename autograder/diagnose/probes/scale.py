@@ -1,6 +1,8 @@
 """What an attention function divides its scores by, measured from its weights.
 
-The reference hands ``S / sqrt(d)`` to its softmax. When the student's weights are
+The reference hands ``S / sqrt(d)`` to its softmax; which size ``d`` is, and the names of the
+others, come from the course's docstrings (the first ``sqrt(<size>)`` it mentions, its shapes
+and integer arguments, a definition such as ``d_head = d_model / num_heads``). When the student's weights are
 ``softmax(t * S / sqrt(d))`` for some ``t`` (:func:`.softmax.measured_factor`), the
 student divided ``S`` by ``c = sqrt(d) / t``. Naming ``c`` names the bug: 1 (no scaling),
 ``d`` (no square root), the square root of another size of the inputs, or a constant
@@ -9,16 +11,24 @@ that is right for one ``d`` only.
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 
 import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.diagnose.probes.softmax import measured_factor
+from autograder.diagnose.vocabulary import argument_shapes, call_sizes, integer_arguments
+from autograder.judge.compare import reference_function
 
 #: Relative tolerance when matching a measured scale with a candidate.
 SCALE_RTOL = 1e-3
+#: Where a reference's docstring says what it scales by: the first ``sqrt(<size>)``.
+SCALED_BY = re.compile(r"sqrt\((\w+)\)")
+#: A size the docstring defines from others: ``d_head = d_model / num_heads``.
+DEFINITION = re.compile(r"``(\w+) = (\w+) / (\w+)``")
 #: Largest squared scale read as "a constant that is sqrt(d) for some whole d".
 LARGEST_CONSTANT_SQUARE = 4096
 
@@ -27,26 +37,36 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=SCALE_RTOL)
 
 
-def _attention_sizes(case: Case) -> tuple[int, dict[str, int]]:
-    """(d_k, other sizes by name) for scaled dot-product attention."""
+def _documented_sizes(case: Case) -> dict[str, int]:
+    """The call's named sizes (its arrays' axes, its integer arguments, the docstring's ``a = b / c``), then the
+    batch axes of its first documented array as ``<argument>.shape[i]``."""
+    sizes = {**call_sizes(case.function, case.arguments)}
     arguments = case.arguments
-    Q, K, V = (np.shape(arguments[name]) for name in ("Q", "K", "V"))
-    others = {"d_v": V[-1], "L_q": Q[-2], "L_k": K[-2]}
-    if len(Q) > 2:
-        others["Q.shape[1]"] = Q[1]
-    return Q[-1], others
+    sizes.update({name: int(arguments[name]) for name in integer_arguments(case.function)
+                  if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)})
+    for derived, numerator, denominator in DEFINITION.findall(_doc(case.function)):
+        if numerator in sizes and denominator in sizes and sizes[denominator]:
+            sizes.setdefault(derived, sizes[numerator] // sizes[denominator])
+    for name, shape in argument_shapes(case.function).items():
+        value = arguments.get(name)
+        if isinstance(value, np.ndarray) and shape.batched:
+            sizes.update({f"{name}.shape[{i}]": value.shape[i] for i in range(value.ndim - len(shape.axes))})
+            break
+    return sizes
 
 
-def _multi_head_sizes(case: Case) -> tuple[int, dict[str, int]]:
-    """(d_head, other sizes by name) for multi-head attention."""
-    arguments = case.arguments
-    d_model, heads = np.shape(arguments["X_q"])[-1], int(arguments["num_heads"])
-    others = {"d_model": d_model, "num_heads": heads, "n_q": np.shape(arguments["X_q"])[-2],
-              "n_kv": np.shape(arguments["X_kv"])[-2]}
-    return d_model // heads, others
+def _doc(function: str) -> str:
+    return inspect.getdoc(reference_function(function)) or ""
 
 
-SIZES = {"scaled_dot_product_attention": _attention_sizes, "multi_head_attention": _multi_head_sizes}
+def scale_sizes(case: Case) -> tuple[int, dict[str, int]] | None:
+    """(the size whose root the docstring scales by, the other sizes by name); None when it scales by none."""
+    found = SCALED_BY.search(_doc(case.function))
+    sizes = _documented_sizes(case)
+    if found is None or found.group(1) not in sizes:
+        return None
+    d = sizes.pop(found.group(1))
+    return d, sizes
 
 
 def classify(function: str, scale: float, d: int, others: dict[str, int]) -> list[Finding]:
@@ -60,9 +80,7 @@ def classify(function: str, scale: float, d: int, others: dict[str, int]) -> lis
         return own(function, "scale_by_dk") or own(function, "wrong_scale", **wrong)
     for name, size in others.items():
         if size != d and _close(scale, math.sqrt(size)):
-            if name == "d_model":
-                return own(function, "scale_by_d_model")
-            return own(function, "scale_by_wrong_dim", dimension=name)
+            return own(function, f"scale_by_{name}") or own(function, "scale_by_wrong_dim", dimension=name)
     square = scale * scale
     if 2 <= round(square) <= LARGEST_CONSTANT_SQUARE and _close(square, round(square)):
         return own(function, "hard_coded_scale", scale=f"{scale:.4g}", d_k_it_fits=str(round(square)))
@@ -71,11 +89,11 @@ def classify(function: str, scale: float, d: int, others: dict[str, int]) -> lis
 
 def attention_scale(case: Case) -> list[Finding]:
     """Attention (single or multi-head) whose weights are a softmax of differently scaled scores."""
-    sizes = SIZES.get(case.function)
+    sizes = scale_sizes(case)
     if sizes is None:
         return []
     factor = measured_factor(case)
     if factor is None or factor <= 0:
         return []
-    d, others = sizes(case)
+    d, others = sizes
     return classify(case.function, math.sqrt(d) / factor, d, others)

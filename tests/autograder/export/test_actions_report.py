@@ -34,7 +34,7 @@ def test_one_row_per_question_with_the_diagnoses_and_the_pipes_kept_in_their_cel
     header, first, second = _rows(text)
     assert header == ["Question", "Function", "Score", "Tests passed", "Feedback"]
     assert first[:4] == ["Q1", "softmax", "1 / 2", "1/2"] and "| Q1 | `softmax` | 1 / 2 | 1/2 |" in text
-    assert first[4] == "- rows | sum to one: wrong | value\nLikely bug [softmax.no_max_shift]: shift by the max"
+    assert first[4] == "Likely bug [softmax.no_max_shift]: shift by the max\n- rows | sum to one: wrong | value"  # the diagnosis first
     assert second == ["Q2", "causal_mask", "1 / 1", "1/1", "all tests passed"] and "123456789" not in text
 
 

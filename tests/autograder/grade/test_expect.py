@@ -11,6 +11,7 @@ import attn_reference
 from autograder.sandbox.call import CallOutcome
 from autograder.errors import BadReturn, CallTimeout, GraderError, StudentException
 from autograder.judge.compare import Tolerance, reference_output
+from autograder.report.chosen import is_observed
 from autograder.grade.expect import Mismatch, expect_reference, judge
 from autograder.judge.messages import first_mismatch
 from autograder.inputs import RngSeed
@@ -39,6 +40,11 @@ class Returns:
 
     def call(self, function, *args, **kwargs):
         return self.value
+
+
+def named(diagnoses) -> tuple:
+    """The diagnoses that name a bug (an observation of where or how it fails names none)."""
+    return tuple(d for d in diagnoses if not is_observed(getattr(d, "id", d)))
 
 
 def mismatch(function, args, kwargs, actual, what: str = "") -> Mismatch:
@@ -88,7 +94,7 @@ def test_perturbed_entry_is_reported_with_its_index():
     assert "differs in 1 of 30 entries" in error.student_message
     assert f"at index (1, 2, 3): expected {expected[1, 2, 3]:.4f}, got {actual[1, 2, 3]:.4f}" in error.student_message
     assert "sums along axis 1 should all be 1" in error.student_message
-    assert error.diagnoses == ()
+    assert named(error.diagnoses) == ()
 
 
 def test_row_sums_are_reported_only_for_weights():
@@ -200,7 +206,7 @@ def test_an_exception_alike_is_not_enough_when_one_example_of_the_batch_behaves_
         return np.zeros((*np.shape(Q)[:-1], np.shape(V)[-1])), np.zeros((*np.shape(Q)[:-1], np.shape(K)[-2]))
 
     result = verdict(SDPA, SDPA_ARGS, SDPA_KWARGS, StudentException(traceback), subject=Subject(InProcessSubmission({SDPA: other_bug})))
-    assert result.diagnoses == ()
+    assert named(result.diagnoses) == ()
 
 
 def test_other_failures_are_not_blamed_on_raising_mutants():
@@ -210,8 +216,8 @@ def test_other_failures_are_not_blamed_on_raising_mutants():
 
 
 def test_unrelated_output_gets_no_diagnosis():
-    assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((2, 3, 5)), TOL) == ()
-    assert diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,)), TOL) == ()
+    assert named(diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((2, 3, 5)), TOL)) == ()
+    assert named(diagnose("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,)), TOL)) == ()
     assert not verdict("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, np.zeros((7,))).right
 
 

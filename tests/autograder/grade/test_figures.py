@@ -65,6 +65,22 @@ def test_only_the_first_failing_call_of_a_question_is_kept():
     assert subject.figures == []
 
 
+def test_a_failure_a_heatmap_cannot_show_keeps_no_figure():
+    def float32_weights(Q, K, V, mask=None):  # right values, wrong dtype: the two pictures would be identical
+        Z, A = attn_reference.scaled_dot_product_attention(Q, K, V, mask)
+        return Z, A.astype(np.float32)
+
+    def square_weights(Q, K, V, mask=None):  # A of another shape: nothing to put side by side
+        Z, A = attn_reference.scaled_dot_product_attention(Q, K, V, mask)
+        return Z, A[..., :2, :2]
+
+    for student in (float32_weights, square_weights):
+        subject = _subject(student)
+        with pytest.raises(Mismatch):
+            expect_reference(subject, TOL, SDPA, X, X, X, what="a failing call")
+        assert subject.figures == []
+
+
 def test_a_right_call_that_is_not_the_worked_example_keeps_nothing():
     subject = _subject(attn_reference.scaled_dot_product_attention)
     expect_reference(subject, TOL, SDPA, X, X, X)

@@ -1,0 +1,111 @@
+"""Probes of backward passes: what the student's gradient does, measured against the reference's formula.
+
+The softmax backward pass is ``dS = A * (dA - c * P)`` with ``P`` the sum of ``dA * A`` along
+the softmax's axis and ``c = 1``. Fitting ``c`` to the student's result tells the bug by its
+behaviour: ``c = 0`` (the outer product left out), ``c = 1/n`` (a mean for the sum); so do a
+sum over the whole array, or the Jacobian's diagonal alone. The attention backward pass is
+judged part by part through the relations of :mod:`autograder.diagnose.relate`: a gradient that
+is the right one times ``1/sqrt(d_k)`` divided twice, one returned transposed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding, own
+from autograder.diagnose.relate import _close, _factor, _finite_pair, followed_size
+from autograder.diagnose.vocabulary import call_sizes
+from autograder.judge.compare import Parts
+
+#: Relative tolerance when a fitted coefficient is matched with a candidate.
+COEFFICIENT_RTOL = 1e-3
+
+
+def _softmax_backward_inputs(case: Case):
+    """(A, dA, axis, the student's dS) as float64, or None when the call does not allow a fit."""
+    values = list(case.arguments.values())
+    if len(values) < 3 or not isinstance(case.student, Parts) or len(case.student.arrays) != 1:
+        return None
+    A, dA = (np.asarray(v, dtype=np.float64) for v in values[:2])
+    dS = case.student.arrays[0]
+    if dS.shape != A.shape or A.shape != dA.shape or dS.dtype.kind != "f" or not isinstance(values[2], (int, np.integer)):
+        return None
+    return A, dA, int(values[2]), dS.astype(np.float64)
+
+
+def projection_coefficient(A, dA, axis, dS) -> float | None:
+    """The ``c`` with ``dS == A * (dA - c * sum(dA * A, axis))``, when one fits."""
+    projection = A * np.sum(dA * A, axis=axis, keepdims=True)
+    residual = A * dA - dS
+    denominator = float(np.sum(projection * projection))
+    if denominator == 0.0:
+        return None
+    c = float(np.sum(residual * projection) / denominator)
+    return c if np.isfinite(c) and _close(residual, c * projection) else None
+
+
+def softmax_backward_behaviour(case: Case) -> list[Finding]:
+    """softmax_backward whose projection term is missing, averaged, summed over everything, or only diagonal."""
+    if case.function != "softmax_backward":
+        return []
+    inputs = _softmax_backward_inputs(case)
+    if inputs is None:
+        return []
+    A, dA, axis, dS = inputs
+    with np.errstate(all="ignore"):
+        if _close(dS, A * (1 - A) * dA) and not _close(dS, A * dA):
+            return own(case.function, "diagonal_only")
+        whole = A * (dA - np.sum(dA * A))
+        if _close(dS, whole):
+            return own(case.function, "sum_over_all")
+        c = projection_coefficient(A, dA, axis, dS)
+    if c is None or math.isclose(c, 1.0, rel_tol=COEFFICIENT_RTOL):
+        return []
+    if abs(c) < COEFFICIENT_RTOL:
+        return own(case.function, "no_outer_product")
+    if math.isclose(c, 1.0 / A.shape[axis], rel_tol=COEFFICIENT_RTOL):
+        return own(case.function, "mean_not_sum")
+    return []
+
+
+def _gradient_parts(case: Case):
+    """(name, index, student part, expected part) for each wrong part of a tuple result."""
+    if not isinstance(case.student, Parts) or len(case.student.arrays) != len(case.reference.arrays):
+        return []
+    names = case.contract.output_names
+    return [(names[i] if i < len(names) else str(i), i, s, e)
+            for i, (s, e) in enumerate(zip(case.student.arrays, case.reference.arrays)) if not case.part_matches(i, e)]
+
+
+def attention_backward_behaviour(case: Case) -> list[Finding]:
+    """A gradient divided by sqrt(d_k) twice, or returned transposed."""
+    if case.function != "scaled_dot_product_attention_backward":
+        return []
+    sizes = call_sizes(case.function, case.arguments)
+    twice = []
+    for name, index, student, expected in _gradient_parts(case):
+        if student.ndim == expected.ndim >= 2 and student.shape == np.swapaxes(expected, -1, -2).shape \
+                and student.shape != expected.shape and _close(student.astype(np.float64), np.swapaxes(expected, -1, -2)):
+            return own(case.function, "gradient_transposed", gradient=name)
+        pair = _finite_pair(student, expected)
+        factor = _factor(*pair) if pair is not None else None
+        if factor is not None and followed_size(case, index, factor, sizes) == "1/sqrt(d_k)":
+            twice.append(name)
+    return own(case.function, "scaled_twice", gradients=" and ".join(twice)) if twice else []
+
+
+def experiment_aggregation(case: Case) -> list[Finding]:
+    """The gradient-norm experiment right on one sample, wrong on several: the samples are combined wrongly."""
+    if case.function != "softmax_gradient_norm" or not isinstance(case.student, Parts):
+        return []
+    samples = case.arguments.get("n_samples")
+    if not isinstance(samples, (int, np.integer)) or samples < 2:
+        return []
+    expected = case.reference_with(n_samples=1)
+    if not isinstance(expected, Parts) or not np.any(expected.arrays[0]):
+        return []  # nothing to tell: a single sample's norm is 0 here
+    answer = case.student_with(n_samples=1)
+    return own(case.function, "aggregation") if answer is not None and case.matches_reference_of(answer, expected) else []
