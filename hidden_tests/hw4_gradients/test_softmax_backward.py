@@ -8,6 +8,7 @@ from autograder.judge.compare import Tolerance
 from autograder.grade.expect import expect, expect_reference
 from autograder.judge.messages import first_mismatch
 from autograder.i18n import msg
+from autograder.judge.claims import draws
 
 question = pytest.mark.question("softmax_backward")
 FUNCTION = "softmax_backward"
@@ -43,6 +44,7 @@ def test_random_batched_last_axis(submission, tol, draw):
 
 
 @question
+@draws(same=(("axis 0", "axis 1"),))
 def test_square_rows(submission, tol, draw):
     """A square matrix of rows: the sum must keep its axis to broadcast back along the row."""
     n = draw.size()
