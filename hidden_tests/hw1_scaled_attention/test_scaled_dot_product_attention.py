@@ -18,6 +18,8 @@ question = pytest.mark.question("scaled_dot_product_attention")
 FUNCTION = "scaled_dot_product_attention"
 #: Spread of a vector shared by every key: it adds a per-query offset in the thousands to the scores.
 LARGE_OFFSET = 3000.0
+#: How far above the others a padded key's scaled score is: an additive -1e4 "mask" leaves it on top.
+MASKED_SCORE = 2e4
 
 
 def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64, keys: tuple[int, ...] = SIZES):
@@ -130,7 +132,7 @@ def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
     batch = draw.batch(1)
     Q, K, V = draw.normal((*batch, L_q, d_k - 1)), draw.normal((*batch, L_k, d_k - 1)), draw.normal((*batch, L_k, d_v))
     padding = draw.padding_mask(batch, L_k)  # (B, L_k): True for real keys
-    push = np.where(padding, 0.0, LARGE_OFFSET)[..., None]  # (B, L_k, 1): huge for padded keys
+    push = np.where(padding, 0.0, MASKED_SCORE * np.sqrt(d_k))[..., None]  # (B, L_k, 1): scaled scores of 2e4 at padding
     Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k): a coordinate of 1 ...
     K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k): ... meets the push, so padded scores are huge
     expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what=msg("attention with huge scores on padded keys"))
@@ -142,3 +144,17 @@ def test_large_scores_stay_finite(submission, tol, draw):
     Q, K, V = _qkv(draw)
     K = K + draw.normal((*K.shape[:-2], 1, K.shape[-1]), LARGE_OFFSET)  # every key shares a large component
     expect_reference(submission, tol, FUNCTION, Q, K, V, what=msg("attention with very large scores"))
+
+
+@question
+def test_a_batch_of_one(submission, tol, draw):
+    """Size-1 axes stay: a batch of one gives Z (1, L_q, d_v) and A (1, L_q, L_k)."""
+    Q, K, V = _qkv(draw, batch_ndim=0)
+    expect_reference(submission, tol, FUNCTION, Q[None], K[None], V[None], what=msg("attention on a batch of one"))
+
+
+@question
+def test_batched_queries_against_unbatched_keys(submission, tol, draw):
+    """Q (B, L_q, d_k) against K (L_k, d_k) and V (L_k, d_v): the batch axes broadcast."""
+    Q, K, V = _qkv(draw)
+    expect_reference(submission, tol, FUNCTION, Q, K[0], V[0], what=msg("attention with batched queries and unbatched keys"))

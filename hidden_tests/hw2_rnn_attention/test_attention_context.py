@@ -13,6 +13,8 @@ FUNCTION = "attention_context"
 #: Spread of ordinary scores, and of a per-step offset large enough to overflow an unshifted exp.
 SPREAD = 2.0
 LARGE_OFFSET = 2_000.0
+#: A padded position's score: an additive -1e4 "mask" leaves it far above the others.
+MASKED_SCORE = 2e4
 
 
 def _inputs(draw, batch_ndim: int = 1, steps: tuple[int, ...] = SIZES):
@@ -58,7 +60,7 @@ def test_padded_positions_may_hold_huge_scores(submission, tol, draw):
     """Padded positions whose scores are far above the others get weight 0 and change nothing."""
     scores, H = _inputs(draw, steps=MASKABLE_SIZES)
     mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1])  # (B, T)
-    expect_reference(submission, tol, FUNCTION, np.where(mask, scores, LARGE_OFFSET), H, mask,
+    expect_reference(submission, tol, FUNCTION, np.where(mask, scores, MASKED_SCORE), H, mask,
                      what=msg("attention_context with huge scores at padding"))
 
 

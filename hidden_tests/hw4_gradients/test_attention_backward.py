@@ -154,3 +154,30 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     for name, expected, got in zip(GRADIENT_NAMES, numerical, actual):
         wrong = first_mismatch(expected, np.asarray(got).astype(np.float64), NUMERICAL_TOLERANCE)
         expect(not wrong, msg("{name} differs from the centred-difference gradient of sum(Z * G) {where}", name=name, where=wrong))
+
+
+@question
+def test_size_one_batch_axis_is_summed_back(submission, tol, draw):
+    """Q (B, L_q, d_k) against K, V (1, L_k, d): the size-1 axis is stretched, so dK and dV are summed back to (1, L_k, d)."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, (1,), sizes=sizes),
+                     what=msg("attention backward with a size-1 batch axis"))
+
+
+@question
+def test_batched_queries_against_unbatched_keys(submission, tol, draw):
+    """Q (B, L_q, d_k) against K, V (L_k, d): dK and dV are summed over the batch."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, (), sizes=sizes),
+                     what=msg("attention backward with batched queries and unbatched keys"))
+
+
+@question
+@draws(blocks=True, empty_rows=True)  # one query has no allowed key
+def test_weights_with_a_fully_masked_row(submission, tol, draw):
+    """A from the forward pass with a query that has no allowed key (its row of A is NaN): dQ there is 0, the rest is finite."""
+    batch, sizes = _sized(draw, masked=True)
+    mask = draw.mask(sizes[:2])  # (L_q, L_k)
+    mask[int(draw.rng.integers(sizes[0]))] = False  # a query with no allowed key
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
+                     what=msg("attention backward with a fully masked query"))
