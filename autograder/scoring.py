@@ -17,14 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.config import Assignment
-from autograder.engine.outcome import CONTRACT
+from autograder.engine.outcome import CONTRACT, CONTRACT_SHARE  # noqa: F401 - CONTRACT_SHARE: the policy's share, re-exported
 from autograder.engine.results import TestResult
 from autograder.i18n import Message, msg_n
 
 #: Scores are rounded to this many decimals so reports and gradebooks agree.
 SCORE_DECIMALS = 4
-#: Share of a question's points a broken contract costs, once per question (values right or not).
-CONTRACT_SHARE = 0.25
 #: Diagnoses that name a broken contract (:data:`autograder.grade.expect.PROPERTY_PROBLEMS`).
 CONTRACT_DIAGNOSIS_PREFIX = "call."
 

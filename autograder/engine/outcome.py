@@ -8,8 +8,10 @@ from autograder.i18n import Message, msg
 
 #: Kinds for failures that are not SubmissionErrors.
 MISMATCH = "mismatch"
-#: A failure of the contract only: the values were right (see :data:`autograder.scoring.CONTRACT_SHARE`).
+#: A failure of the contract only: the values were right (the policy: :mod:`autograder.scoring`).
 CONTRACT = "contract"
+#: Share of a question's points a broken contract costs, once per question (the policy: :mod:`autograder.scoring`).
+CONTRACT_SHARE = 0.25
 CHECK = "check"
 HIDDEN_ASSERTION = "assertion"
 #: The mark naming the graded question a test belongs to.

@@ -39,7 +39,7 @@ from autograder.judge.compare import (
 )
 from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
 from autograder.judge.messages import describe
-from autograder.scoring import CONTRACT_SHARE
+from autograder.engine.outcome import CONTRACT_SHARE
 from autograder.i18n import Message, N_, msg
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
