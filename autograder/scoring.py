@@ -1,9 +1,15 @@
 """Points: the one place that says how test results become a score.
 
 Partial credit: a question's score is its points times the weighted share of its tests
-that passed (each test's weight comes from its ``question`` marker, 1 by default). A
-question with no tests scores 0. Penalties (disallowed imports, lateness) multiply the
-total and are applied after the questions are summed.
+whose values were right (each test's weight comes from its ``question`` marker, 1 by
+default). A question with no tests scores 0. Penalties (disallowed imports, lateness)
+multiply the total and are applied after the questions are summed.
+
+One penalty policy for every assignment: a broken contract (a dtype other than the
+documented one, a list instead of an array, an input modified in place, a size-1 axis too
+many or too few with the right values) costs a fixed :data:`CONTRACT_SHARE` of the
+question, once, however many tests show it; a test that failed only its contract counts as
+right for the values. Value errors cost the rest, in proportion to the tests they fail.
 """
 
 from __future__ import annotations
@@ -11,11 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.config import Assignment
+from autograder.engine.outcome import CONTRACT, CONTRACT_SHARE  # noqa: F401 - CONTRACT_SHARE: the policy's share, re-exported
 from autograder.engine.results import TestResult
 from autograder.i18n import Message, msg_n
 
 #: Scores are rounded to this many decimals so reports and gradebooks agree.
 SCORE_DECIMALS = 4
+#: Diagnoses that name a broken contract (:data:`autograder.grade.expect.PROPERTY_PROBLEMS`).
+CONTRACT_DIAGNOSIS_PREFIX = "call."
 
 
 @dataclass(frozen=True)
@@ -79,10 +88,22 @@ def rounded_numbers(data: object, decimals: int = SCORE_DECIMALS) -> object:
     return data
 
 
+def breaks_contract(test: TestResult) -> bool:
+    """Whether a test shows a broken contract: it failed only its contract, or a contract diagnosis came with wrong values."""
+    return test.kind == CONTRACT or any(d.id.startswith(CONTRACT_DIAGNOSIS_PREFIX) for d in test.diagnoses)
+
+
 def question_fraction(tests: list[TestResult]) -> float:
-    """Weighted share of ``tests`` that passed (0 for no tests)."""
+    """Share of a question's points its ``tests`` earn (0 for no tests): the module's penalty policy.
+
+    The weighted share of tests whose values were right (passed, or failed only their
+    contract), less :data:`CONTRACT_SHARE` once when any test shows a broken contract.
+    """
     total = sum(t.weight for t in tests)
-    return sum(t.weight for t in tests if t.passed) / total if total else 0.0
+    if not total:
+        return 0.0
+    right = sum(t.weight for t in tests if t.passed or t.kind == CONTRACT) / total
+    return max(right - CONTRACT_SHARE, 0.0) if any(breaks_contract(t) for t in tests) else right
 
 
 def score_questions(assignment: Assignment, results: list[TestResult]) -> list[QuestionScore]:

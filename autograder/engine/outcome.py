@@ -8,6 +8,10 @@ from autograder.i18n import Message, msg
 
 #: Kinds for failures that are not SubmissionErrors.
 MISMATCH = "mismatch"
+#: A failure of the contract only: the values were right (the policy: :mod:`autograder.scoring`).
+CONTRACT = "contract"
+#: Share of a question's points a broken contract costs, once per question (the policy: :mod:`autograder.scoring`).
+CONTRACT_SHARE = 0.25
 CHECK = "check"
 HIDDEN_ASSERTION = "assertion"
 #: The mark naming the graded question a test belongs to.
@@ -42,7 +46,8 @@ def describe_failure(error: BaseException, description: str, show_assertions: bo
         return error.student_message, error.kind, ()
     diagnoses = getattr(error, "diagnoses", None)
     if diagnoses is not None and hasattr(error, "student_message"):
-        return error.student_message, MISMATCH, tuple(Diagnosis(d.id, d.hint) for d in diagnoses)
+        kind = CONTRACT if getattr(error, "contract", False) else MISMATCH
+        return error.student_message, kind, tuple(Diagnosis(d.id, d.hint) for d in diagnoses)
     if hasattr(error, "student_message"):
         return error.student_message, CHECK, ()
     checked = _check_message(error)

@@ -40,6 +40,7 @@ from autograder.judge.compare import (
 )
 from autograder.grade.figures import keep_figure, wants_failing_case, weights_figure
 from autograder.judge.messages import describe
+from autograder.engine.outcome import CONTRACT_SHARE
 from autograder.i18n import Message, N_, msg
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
@@ -96,9 +97,10 @@ class Mismatch(AssertionError):
         The named bugs that explain it.
     """
 
-    def __init__(self, student_message: Message, diagnoses: tuple[Diagnosis, ...] = ()):
+    def __init__(self, student_message: Message, diagnoses: tuple[Diagnosis, ...] = (), contract: bool = False):
         self.student_message = student_message
         self.diagnoses = tuple(diagnoses)
+        self.contract = contract  # the values were right: only the contract is broken
         super().__init__(self.report())
 
     def report(self) -> str:
@@ -106,16 +108,17 @@ class Mismatch(AssertionError):
         return "\n".join([self.student_message, *(msg("Likely cause: {hint}", hint=d.hint) for d in self.diagnoses)])
 
     def __reduce__(self):
-        return type(self), (self.student_message, self.diagnoses)
+        return type(self), (self.student_message, self.diagnoses, self.contract)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What :func:`judge` concluded: ``problem`` is empty for a right result."""
+    """What :func:`judge` concluded: ``problem`` is empty for a right result; ``contract`` when only the contract broke."""
 
     problem: Message | str = ""
     diagnoses: tuple[Diagnosis, ...] = ()
     carried_from: tuple[str, ...] = ()
+    contract: bool = False
 
     @property
     def right(self) -> bool:
@@ -160,7 +163,24 @@ def _accepted(function: str, args: tuple, kwargs: dict, reference: Parts, result
 
 def _property_verdict(function: str, properties) -> Verdict:
     first = properties[0]
-    return Verdict(Message(PROPERTY_PROBLEMS[first.id], first.facts), explain(function, properties))
+    return Verdict(Message(PROPERTY_PROBLEMS[first.id], first.facts), explain(function, properties), contract=True)
+
+
+def reshaped_right(reference: Parts, result, tol: Tolerance) -> bool:
+    """Whether ``result`` has the reference's values in a shape that only adds or drops size-1 axes (a keepdims slip)."""
+    try:
+        student = split(result)
+    except ValueError:
+        return False
+    if student.is_tuple != reference.is_tuple or len(student.arrays) != len(reference.arrays):
+        return False
+    if all(a.shape == e.shape for a, e in zip(student.arrays, reference.arrays)):
+        return False
+    if any(tuple(n for n in a.shape if n != 1) != tuple(n for n in e.shape if n != 1)
+           for a, e in zip(student.arrays, reference.arrays)):
+        return False
+    reshaped = tuple(a.reshape(e.shape) for a, e in zip(student.arrays, reference.arrays))
+    return find_difference(reference, reshaped if reference.is_tuple else reshaped[0], tol) is None
 
 
 def _right(function: str, args: tuple, kwargs: dict, reference: Parts, outcome, tol: Tolerance) -> bool:
@@ -194,6 +214,9 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
         return _failed_call(function, args, kwargs, outcome, reference, tol, own, caller)
     if _accepted(function, args, kwargs, reference, outcome.result, tol):
         return _property_verdict(function, call_properties(function, reference, outcome))
+    if reshaped_right(reference, outcome.result, tol):  # right values, a size-1 axis too many or too few
+        problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
+        return Verdict(problem, explain(function, call_properties(function, reference, outcome)), contract=True)
     return _explained(tol, function, args, kwargs, outcome, reference, own or outcome, caller)
 
 
@@ -316,6 +339,10 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: Mes
     if not verdict.right and isinstance(outcome, SubmissionError) and not isinstance(outcome, (StudentException, BadReturn)):
         raise outcome  # a timeout, crash or unimplemented stub is reported as it is
     _keep_figures(submission, function, args, kwargs, outcome, verdict, what or function, worked_example)
+    if verdict.contract:
+        raise Mismatch(msg("{what}: {problem} (values right, contract broken: this costs {share} % of the question once, "
+                           "however many tests show it)", what=what or function, problem=verdict.problem,
+                           share=f"{CONTRACT_SHARE * 100:g}"), verdict.diagnoses, contract=True)
     if not verdict.right:
         raise Mismatch(msg("{what}: {problem}", what=what or function, problem=verdict.problem), verdict.diagnoses)
     if verdict.carried_from and hasattr(submission, "carry_from"):

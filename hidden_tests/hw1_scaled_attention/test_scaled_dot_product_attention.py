@@ -1,7 +1,9 @@
 """Hidden tests of scaled_dot_product_attention (hw1, question 3). Inputs are drawn afresh on every run.
 
 In every case the batch sizes, L_q, L_k, d_k and d_v all differ, so scaling by the wrong
-dimension, or transposing the wrong axes, cannot give the right answer by coincidence.
+dimension, or transposing the wrong axes, cannot give the right answer by coincidence; the
+self-attention case declares the sizes it makes equal (``@draws(same=...)``, checked by
+autograder.judge.claims on 1,000 seeds).
 """
 
 import numpy as np
@@ -9,17 +11,22 @@ import pytest
 
 from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
+from autograder.judge.claims import draws
+from autograder.judge.draw import KEPT_PER_ROW, MASKABLE_SIZES, SIZES
 
 question = pytest.mark.question("scaled_dot_product_attention")
 FUNCTION = "scaled_dot_product_attention"
 #: Spread of a vector shared by every key: it adds a per-query offset in the thousands to the scores.
 LARGE_OFFSET = 3000.0
+#: How far above the others a padded key's scaled score is: an additive -1e4 "mask" leaves it on top.
+MASKED_SCORE = 2e4
 
 
-def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64):
-    """Q (..., L_q, d_k), K (..., L_k, d_k), V (..., L_k, d_v) with all sizes different."""
-    L_q, L_k, d_k, d_v = draw.sizes(4)
-    batch = draw.batch(batch_ndim, avoid=(L_q, L_k, d_k, d_v)) if batch_ndim else ()
+def _qkv(draw, batch_ndim: int | None = 1, dtype=np.float64, keys: tuple[int, ...] = SIZES):
+    """Q (..., L_q, d_k), K (..., L_k, d_k), V (..., L_k, d_v) with all sizes different, L_k from ``keys``."""
+    L_k = draw.size(keys)  # MASKABLE_SIZES for a mask that keeps two keys per row and blocks one
+    L_q, d_k, d_v = draw.sizes(3)
+    batch = draw.batch(batch_ndim) if batch_ndim else ()
     Q = draw.normal((*batch, L_q, d_k), 1.0, dtype)
     K = draw.normal((*batch, L_k, d_k), 1.0, dtype)
     V = draw.normal((*batch, L_k, d_v), 1.0, dtype)
@@ -52,14 +59,16 @@ def test_two_batch_dimensions(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
 def test_float32_stays_float32(submission, tol, draw):
     """float32 inputs (and a boolean mask) give float32 Z and A."""
-    Q, K, V = _qkv(draw, dtype=np.float32)
+    Q, K, V = _qkv(draw, dtype=np.float32, keys=MASKABLE_SIZES)
     mask = draw.mask((Q.shape[-2], K.shape[-2]))
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention on float32 inputs"))
 
 
 @question(weight=2)
+@draws(same=(("L_q", "L_k"), ("d_k", "d_v")))  # self-attention: X is Q, K and V
 def test_causal_mask(submission, tol, draw):
     """A causal (L, L) boolean mask over batched self-attention."""
     L, d_k = draw.sizes(2)
@@ -69,57 +78,63 @@ def test_causal_mask(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
 def test_padding_mask_broadcast(submission, tol, draw):
     """A (B, 1, L_k) padding mask broadcast over the queries."""
-    Q, K, V = _qkv(draw)
+    Q, K, V = _qkv(draw, keys=MASKABLE_SIZES)
     mask = draw.padding_mask(Q.shape[:-2], K.shape[-2])[..., None, :]  # (B, 1, L_k)
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a padding mask"))
 
 
 @question
+@draws(blocks=True)
 def test_batched_mask(submission, tol, draw):
     """A different random mask for every batch element, (B, L_q, L_k)."""
-    Q, K, V = _qkv(draw)
+    Q, K, V = _qkv(draw, keys=MASKABLE_SIZES)
     mask = draw.mask((*Q.shape[:-1], K.shape[-2]))
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a batched mask"))
 
 
 @question
+@draws(blocks=True)
 def test_one_dimensional_padding_mask(submission, tol, draw):
     """A (L_k,) mask shared by every query and every batch element."""
-    Q, K, V = _qkv(draw)
+    Q, K, V = _qkv(draw, keys=MASKABLE_SIZES)
     mask = draw.padding_mask((), K.shape[-2])  # (L_k,)
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a 1-D padding mask"))
 
 
 @question
+@draws(blocks=True)
 def test_integer_mask(submission, tol, draw):
     """A 0/1 integer (L_q, L_k) mask means the same as a boolean one."""
-    Q, K, V = _qkv(draw)
+    Q, K, V = _qkv(draw, keys=MASKABLE_SIZES)
     mask = draw.mask(Q.shape[-2:-1] + K.shape[-2:-1], dtype=np.int64)
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a 0/1 integer mask"))
 
 
 @question
+@draws(blocks=True)
 def test_a_fully_padded_key_gets_no_weight(submission, tol, draw):
     """A key masked for every query gets weight exactly 0 everywhere."""
-    Q, K, V = _qkv(draw)
+    Q, K, V = _qkv(draw, keys=tuple(n for n in MASKABLE_SIZES if n > KEPT_PER_ROW + 1))
     L_k = K.shape[-2]
-    mask = draw.mask((*Q.shape[:-1], L_k))  # (B, L_q, L_k)
     padded = int(draw.rng.integers(L_k))
-    mask[..., padded] = False
-    mask[..., (padded + 1) % L_k] |= ~mask.any(axis=-1)  # every query still sees some key
+    mask = np.insert(draw.mask((*Q.shape[:-1], L_k - 1)), padded, False, axis=-1)  # (B, L_q, L_k): key ``padded`` off
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a fully padded key"))
 
 
 @question
+@draws(blocks=True)
 def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
     """Padded keys whose scores are far above the others get weight 0 and change nothing."""
-    Q, K, V = _qkv(draw)
-    padding = draw.padding_mask(Q.shape[:-2], K.shape[-2])  # (B, L_k): True for real keys
-    push = np.where(padding, 0.0, LARGE_OFFSET)[..., None]  # (B, L_k, 1): huge for padded keys
-    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k + 1): a coordinate of 1 ...
-    K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k + 1): ... meets the push, so padded scores are huge
+    L_q, L_k, d_k, d_v = draw.sizes(4, tuple(n for n in SIZES if n > 2))  # d_k counts the extra coordinate below
+    batch = draw.batch(1)
+    Q, K, V = draw.normal((*batch, L_q, d_k - 1)), draw.normal((*batch, L_k, d_k - 1)), draw.normal((*batch, L_k, d_v))
+    padding = draw.padding_mask(batch, L_k)  # (B, L_k): True for real keys
+    push = np.where(padding, 0.0, MASKED_SCORE * np.sqrt(d_k))[..., None]  # (B, L_k, 1): scaled scores of 2e4 at padding
+    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k): a coordinate of 1 ...
+    K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k): ... meets the push, so padded scores are huge
     expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what=msg("attention with huge scores on padded keys"))
 
 
@@ -129,3 +144,17 @@ def test_large_scores_stay_finite(submission, tol, draw):
     Q, K, V = _qkv(draw)
     K = K + draw.normal((*K.shape[:-2], 1, K.shape[-1]), LARGE_OFFSET)  # every key shares a large component
     expect_reference(submission, tol, FUNCTION, Q, K, V, what=msg("attention with very large scores"))
+
+
+@question
+def test_a_batch_of_one(submission, tol, draw):
+    """Size-1 axes stay: a batch of one gives Z (1, L_q, d_v) and A (1, L_q, L_k)."""
+    Q, K, V = _qkv(draw, batch_ndim=0)
+    expect_reference(submission, tol, FUNCTION, Q[None], K[None], V[None], what=msg("attention on a batch of one"))
+
+
+@question
+def test_batched_queries_against_unbatched_keys(submission, tol, draw):
+    """Q (B, L_q, d_k) against K (L_k, d_k) and V (L_k, d_v): the batch axes broadcast."""
+    Q, K, V = _qkv(draw)
+    expect_reference(submission, tol, FUNCTION, Q, K[0], V[0], what=msg("attention with batched queries and unbatched keys"))

@@ -5,18 +5,23 @@ import pytest
 
 from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
+from autograder.judge.claims import draws
+from autograder.judge.draw import MASKABLE_SIZES, SIZES
 
 question = pytest.mark.question("attention_context")
 FUNCTION = "attention_context"
 #: Spread of ordinary scores, and of a per-step offset large enough to overflow an unshifted exp.
 SPREAD = 2.0
 LARGE_OFFSET = 2_000.0
+#: A padded position's score: an additive -1e4 "mask" leaves it far above the others.
+MASKED_SCORE = 2e4
 
 
-def _inputs(draw, batch_ndim: int = 1):
-    """scores (..., T) and H (..., T, d_h), T and d_h different from the batch sizes."""
-    T, d_h = draw.sizes(2)
-    batch = draw.batch(batch_ndim, avoid=(T, d_h)) if batch_ndim else ()
+def _inputs(draw, batch_ndim: int = 1, steps: tuple[int, ...] = SIZES):
+    """scores (..., T) and H (..., T, d_h), T (from ``steps``) and d_h different from the batch sizes."""
+    T = draw.size(steps)  # MASKABLE_SIZES for a mask that keeps two positions and pads one
+    d_h = draw.size()
+    batch = draw.batch(batch_ndim) if batch_ndim else ()
     return draw.normal((*batch, T), SPREAD), draw.normal((*batch, T, d_h))
 
 
@@ -41,26 +46,29 @@ def test_decoder_steps_share_the_encoder_states(submission, tol, draw):
 
 
 @question(weight=2)
+@draws(blocks=True)
 def test_padding_mask(submission, tol, draw):
     """Padded source positions (mask 0) get weight 0."""
-    scores, H = _inputs(draw)
+    scores, H = _inputs(draw, steps=MASKABLE_SIZES)
     mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1], dtype=np.int64)  # (B, T)
     expect_reference(submission, tol, FUNCTION, scores, H, mask, what=msg("attention_context with padding"))
 
 
 @question
+@draws(blocks=True)
 def test_padded_positions_may_hold_huge_scores(submission, tol, draw):
     """Padded positions whose scores are far above the others get weight 0 and change nothing."""
-    scores, H = _inputs(draw)
+    scores, H = _inputs(draw, steps=MASKABLE_SIZES)
     mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1])  # (B, T)
-    expect_reference(submission, tol, FUNCTION, np.where(mask, scores, LARGE_OFFSET), H, mask,
+    expect_reference(submission, tol, FUNCTION, np.where(mask, scores, MASKED_SCORE), H, mask,
                      what=msg("attention_context with huge scores at padding"))
 
 
 @question
+@draws(blocks=True)
 def test_mask_broadcast_over_batch(submission, tol, draw):
     """One (T,) boolean mask shared by the whole batch."""
-    scores, H = _inputs(draw)
+    scores, H = _inputs(draw, steps=MASKABLE_SIZES)
     mask = draw.mask(scores.shape[-1:])
     expect_reference(submission, tol, FUNCTION, scores, H, mask, what=msg("attention_context with a shared mask"))
 

@@ -10,6 +10,7 @@ import pytest
 
 from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
+from autograder.judge.claims import draws
 
 additive = pytest.mark.question("additive_score")
 dot = pytest.mark.question("dot_score")
@@ -37,6 +38,7 @@ def test_additive_batched(submission, tol, draw):
 
 
 @additive
+@draws(same=(("d_s", "d_h", "d_a"),))
 def test_additive_square(submission, tol, draw):
     """Bahdanau scores when d_s = d_h = d_a (so swapped weights still have valid shapes)."""
     d, T = _sizes(draw, 2)
@@ -101,6 +103,7 @@ def test_general_float32(submission, tol, draw):
 
 
 @general
+@draws(same=(("d_s", "d_h"),))
 def test_general_square(submission, tol, draw):
     """General scores with a square, non-symmetric W_a."""
     d, T = _sizes(draw, 2)
@@ -118,6 +121,7 @@ def test_concat_batched(submission, tol, draw):
 
 
 @concat
+@draws(same=(("d_s", "d_h"),))
 def test_concat_equal_sizes(submission, tol, draw):
     """Concat scores when d_s = d_h (so the concatenation order matters only in values)."""
     d, d_a, T = _sizes(draw, 3)

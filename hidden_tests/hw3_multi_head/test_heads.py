@@ -15,10 +15,11 @@ BATCH_AXES = (0, 1, 2)
 
 
 def _sizes(draw) -> tuple[int, int, int]:
-    """(num_heads, n, d_head), all different."""
+    """(num_heads, n, d_head), all different, and n different from d_model too."""
     heads = draw.size(HEAD_COUNTS)
-    d_head = draw.size(HEAD_SIZES, avoid=(heads,))
-    return heads, draw.size(avoid=(heads, d_head)), d_head
+    d_head = draw.size(HEAD_SIZES)
+    draw.take(heads * d_head)  # d_model: n must differ from it, or a transpose of (n, d_model) keeps the shape
+    return heads, draw.size(), d_head
 
 
 def _batch(draw, ndim: int, *sizes: int) -> tuple[int, ...]:

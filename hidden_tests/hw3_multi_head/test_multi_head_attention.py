@@ -3,22 +3,28 @@
 import numpy as np
 import pytest
 
-from autograder.judge.draw import HEAD_COUNTS, HEAD_SIZES
+from autograder.judge.draw import HEAD_COUNTS, HEAD_SIZES, KEPT_PER_ROW
 from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
+from autograder.judge.claims import draws
 
 question = pytest.mark.question("multi_head_attention")
 FUNCTION = "multi_head_attention"
+#: Sequence lengths n_q and n_kv are drawn from (kept short: every head attends).
+SEQUENCE_LENGTHS = (2, 3, 5, 6, 7)
 #: Spread of a vector added to every key/value position: it gives each query's scores a large offset.
 LARGE_OFFSET = 2_000.0
 
 
-def _inputs(draw, heads: int, batch_ndim: int = 1, self_attention: bool = False, dtype=np.float64):
-    """(X_q, X_kv, W_q, W_k, W_v, W_o) with d_model = heads * d_head and n_q != n_kv."""
-    d_head = draw.size(HEAD_SIZES, avoid=(heads,))
+def _inputs(draw, heads: int, batch_ndim: int = 1, self_attention: bool = False, dtype=np.float64, masked=False):
+    """(X_q, X_kv, W_q, W_k, W_v, W_o) with d_model = heads * d_head and n_q != n_kv (n_kv > 2 when ``masked``)."""
+    draw.take(heads)
+    d_head = draw.size(HEAD_SIZES)
     d_model = heads * d_head
-    n_q, n_kv = draw.sizes(2, tuple(n for n in (2, 3, 5, 6, 7) if n not in (heads, d_head, d_model)))
-    batch = draw.batch(batch_ndim, avoid=(heads, d_head, n_q, n_kv)) if batch_ndim else ()
+    draw.take(d_model)
+    n_kv = draw.size(tuple(n for n in SEQUENCE_LENGTHS if n > KEPT_PER_ROW) if masked else SEQUENCE_LENGTHS)
+    n_q = draw.size(SEQUENCE_LENGTHS)
+    batch = draw.batch(batch_ndim) if batch_ndim else ()
     X_q = draw.normal((*batch, n_q, d_model), 1.0, dtype)  # (..., n_q, d_model)
     X_kv = X_q if self_attention else draw.normal((*batch, n_kv, d_model), 1.0, dtype)  # (..., n_kv, d_model)
     weights = [draw.normal((d_model, d_model), 1 / np.sqrt(d_model), dtype) for _ in range(4)]
@@ -33,6 +39,7 @@ def test_cross_attention_head_counts(submission, tol, draw, heads):
 
 
 @question
+@draws(same=(("n_q", "n_kv"),))
 def test_unbatched_self_attention(submission, tol, draw):
     """Self-attention on one (n, d_model) sequence."""
     heads = draw.size(HEAD_COUNTS)
@@ -41,6 +48,7 @@ def test_unbatched_self_attention(submission, tol, draw):
 
 
 @question(weight=2)
+@draws(same=(("n_q", "n_kv"),))
 def test_causal_mask_applies_to_every_head(submission, tol, draw):
     """A causal (n, n) mask applies to every head."""
     heads = draw.size(HEAD_COUNTS)
@@ -51,29 +59,32 @@ def test_causal_mask_applies_to_every_head(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
 def test_padding_mask_per_sequence(submission, tol, draw):
     """A (B, 1, n_kv) padding mask, different per sequence, applies to every head."""
     heads = draw.size(HEAD_COUNTS)
-    inputs = _inputs(draw, heads)
+    inputs = _inputs(draw, heads, masked=True)
     X_q, X_kv = inputs[:2]
     mask = draw.padding_mask(X_q.shape[:-2], X_kv.shape[-2])[..., None, :]  # (B, 1, n_kv)
     expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a padding mask"))
 
 
 @question
+@draws(blocks=True)
 def test_one_dimensional_padding_mask(submission, tol, draw):
     """A (n_kv,) mask shared by every query, head and sequence."""
     heads = draw.size(HEAD_COUNTS)
-    inputs = _inputs(draw, heads)
+    inputs = _inputs(draw, heads, masked=True)
     mask = draw.padding_mask((), inputs[1].shape[-2])  # (n_kv,)
     expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a 1-D padding mask"))
 
 
 @question
+@draws(blocks=True)
 def test_float32(submission, tol, draw):
     """float32 inputs (and a boolean mask) give float32 outputs."""
     heads = draw.size(HEAD_COUNTS)
-    inputs = _inputs(draw, heads, dtype=np.float32)
+    inputs = _inputs(draw, heads, dtype=np.float32, masked=True)
     mask = draw.mask((inputs[0].shape[-2], inputs[1].shape[-2]))  # (n_q, n_kv)
     expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention on float32"))
 

@@ -17,6 +17,8 @@ from autograder.judge.compare import Tolerance
 from autograder.grade.expect import expect, expect_reference
 from autograder.judge.messages import first_mismatch
 from autograder.i18n import msg
+from autograder.judge.claims import draws
+from autograder.judge.draw import MASKABLE_SIZES, SIZES
 
 question = pytest.mark.question("scaled_dot_product_attention_backward")
 FUNCTION = "scaled_dot_product_attention_backward"
@@ -27,10 +29,11 @@ FINITE_FILL = -1e9
 GRADIENT_NAMES = ("dQ", "dK", "dV")
 
 
-def _sizes(draw, square: bool = False) -> tuple[int, int, int, int]:
-    """(L_q, L_k, d_k, d_v), all different unless ``square`` (then L_q == L_k)."""
-    L_q, L_k, d_k, d_v = draw.sizes(4)
-    return (L_q, L_q, d_k, d_v) if square else (L_q, L_k, d_k, d_v)
+def _sizes(draw, square: bool = False, masked: bool = False) -> tuple[int, int, int, int]:
+    """(L_q, L_k, d_k, d_v), all different unless ``square`` (then L_q == L_k); L_k > 2 when ``masked``."""
+    L_k = draw.size(MASKABLE_SIZES if masked else SIZES)
+    L_q, d_k, d_v = draw.sizes(3)
+    return (L_k, L_k, d_k, d_v) if square else (L_q, L_k, d_k, d_v)
 
 
 def _problem(draw, q_batch=(), kv_batch=(), square=False, dtype=np.float64, mask=None, sizes=None):
@@ -43,10 +46,10 @@ def _problem(draw, q_batch=(), kv_batch=(), square=False, dtype=np.float64, mask
     return Q, K, V, A, draw.normal(Z.shape, dtype=dtype)  # dZ: (..., L_q, d_v)
 
 
-def _sized(draw, ndim: int = 1, square: bool = False) -> tuple[tuple[int, ...], tuple[int, int, int, int]]:
+def _sized(draw, ndim: int = 1, square: bool = False, masked: bool = False) -> tuple[tuple[int, ...], tuple[int, int, int, int]]:
     """A batch shape of ``ndim`` axes and (L_q, L_k, d_k, d_v), every size different from the others."""
-    sizes = _sizes(draw, square)
-    return draw.batch(ndim, avoid=sizes), sizes
+    sizes = _sizes(draw, square, masked)
+    return draw.batch(ndim), sizes
 
 
 @question
@@ -70,6 +73,7 @@ def test_two_batch_dimensions(submission, tol, draw):
 
 
 @question(weight=2)
+@draws(same=(("L_q", "L_k"),))
 def test_self_attention_square_scores(submission, tol, draw):
     """L_q = L_k: every product fits, so only the values tell a missing transpose."""
     batch, sizes = _sized(draw, square=True)
@@ -93,6 +97,7 @@ def test_float32_stays_float32(submission, tol, draw):
 
 
 @question(weight=2)
+@draws(same=(("L_q", "L_k"),))
 def test_causal_mask(submission, tol, draw):
     """A causal (L, L) boolean mask over batched self-attention."""
     batch, sizes = _sized(draw, square=True)
@@ -102,18 +107,20 @@ def test_causal_mask(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
 def test_integer_mask(submission, tol, draw):
     """A 0/1 integer mask means the same as a boolean one."""
-    batch, sizes = _sized(draw)
+    batch, sizes = _sized(draw, masked=True)
     mask = draw.mask(sizes[:2], dtype=np.int64)
     expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
                      what=msg("attention backward with a 0/1 integer mask"))
 
 
 @question(weight=2)
+@draws(blocks=True, empty_rows=True)  # the last query of the last sequence has no allowed key
 def test_padding_queries_get_exactly_zero_gradient(submission, tol, draw):
     """Queries with no allowed key get dQ = 0, even when the forward pass filled masked scores with -1e9."""
-    batch, sizes = _sized(draw)
+    batch, sizes = _sized(draw, masked=True)
     Q, K, V, _, dZ = _problem(draw, batch, batch, sizes=sizes)
     mask = draw.mask((*batch, Q.shape[-2], K.shape[-2]))  # (B, L_q, L_k)
     mask[-1, -1, :] = False  # a padding query: no allowed key at all
@@ -126,6 +133,7 @@ def test_padding_queries_get_exactly_zero_gradient(submission, tol, draw):
 
 
 @question(weight=2)
+@draws(same=(("L_q", "L_k"),))
 def test_agrees_with_centred_differences(submission, tol, draw):
     """dQ, dK, dV equal the numerical gradients of L = sum(Z * G) under a causal mask."""
     sizes = _sizes(draw, square=True)
@@ -146,3 +154,30 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     for name, expected, got in zip(GRADIENT_NAMES, numerical, actual):
         wrong = first_mismatch(expected, np.asarray(got).astype(np.float64), NUMERICAL_TOLERANCE)
         expect(not wrong, msg("{name} differs from the centred-difference gradient of sum(Z * G) {where}", name=name, where=wrong))
+
+
+@question
+def test_size_one_batch_axis_is_summed_back(submission, tol, draw):
+    """Q (B, L_q, d_k) against K, V (1, L_k, d): the size-1 axis is stretched, so dK and dV are summed back to (1, L_k, d)."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, (1,), sizes=sizes),
+                     what=msg("attention backward with a size-1 batch axis"))
+
+
+@question
+def test_batched_queries_against_unbatched_keys(submission, tol, draw):
+    """Q (B, L_q, d_k) against K, V (L_k, d): dK and dV are summed over the batch."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, (), sizes=sizes),
+                     what=msg("attention backward with batched queries and unbatched keys"))
+
+
+@question
+@draws(blocks=True, empty_rows=True)  # one query has no allowed key
+def test_weights_with_a_fully_masked_row(submission, tol, draw):
+    """A from the forward pass with a query that has no allowed key (its row of A is NaN): dQ there is 0, the rest is finite."""
+    batch, sizes = _sized(draw, masked=True)
+    mask = draw.mask(sizes[:2])  # (L_q, L_k)
+    mask[int(draw.rng.integers(sizes[0]))] = False  # a query with no allowed key
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
+                     what=msg("attention backward with a fully masked query"))

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autograder.config import Assignment, Question
-from autograder.engine.results import FAILED, PASSED, TestResult
-from autograder.scoring import SCORE_DECIMALS, apply_penalties, question_fraction, score_questions
+from autograder.engine.outcome import CONTRACT
+from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
+from autograder.scoring import CONTRACT_SHARE, SCORE_DECIMALS, apply_penalties, question_fraction, score_questions
 from tests.strategies import QUICK
 
 ASSIGNMENT = Assignment(
@@ -155,3 +156,33 @@ def test_rounded_numbers_rounds_every_float_to_the_score_decimals_and_leaves_the
     assert rounded_numbers(data) == {"a": 0.3, "b": [round(1 / 3, SCORE_DECIMALS), {"c": 2.0}], "n": 7, "flag": True,
                                      "text": "0.30000000000000004", "none": None, "t": [0.5]}
     assert rounded_numbers(1 / 3, 2) == 0.33 and type(rounded_numbers(True)) is bool
+
+
+# ---------------------------------------------------------------------------------------
+# the penalty policy: a broken contract costs CONTRACT_SHARE once
+
+
+def contract_failure(weight: float = 1.0) -> TestResult:
+    return TestResult(name="test_c", question="softmax", weight=weight, description="checks", status=FAILED, kind=CONTRACT)
+
+
+def test_a_contract_failure_costs_the_fixed_share_however_many_tests_show_it():
+    for broken in (1, 3, 8):
+        tests = [contract_failure() for _ in range(broken)] + [result("softmax", True) for _ in range(10 - broken)]
+        assert question_fraction(tests) == pytest.approx(1 - CONTRACT_SHARE)
+
+
+def test_value_errors_cost_the_rest_in_proportion():
+    tests = [contract_failure(), result("softmax", False), result("softmax", True), result("softmax", True)]
+    assert question_fraction(tests) == pytest.approx(3 / 4 - CONTRACT_SHARE)
+    assert question_fraction([result("softmax", False), result("softmax", True)]) == pytest.approx(1 / 2)
+
+
+def test_a_contract_diagnosis_beside_wrong_values_costs_the_share_too():
+    wrong = TestResult(name="t", question="softmax", weight=1, description="d", status=FAILED, kind="mismatch",
+                       diagnoses=(Diagnosis("call.modifies_input", "hint"),))
+    assert question_fraction([wrong, result("softmax", True)]) == pytest.approx(1 / 2 - CONTRACT_SHARE)
+
+
+def test_the_score_never_goes_below_zero():
+    assert question_fraction([contract_failure(), result("softmax", False, weight=9)]) == 0.0

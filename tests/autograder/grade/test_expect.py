@@ -264,3 +264,31 @@ def test_grader_errors():
         verdict("no_such_function", (), {}, np.zeros(1))
     with pytest.raises(GraderError, match="raised on the test's inputs"):
         verdict("causal_mask", (0,), {}, np.zeros((0, 0), dtype=bool))
+
+
+# ---------------------------------------------------------------------------------------
+# contract failures: right values, a broken contract (autograder.scoring.CONTRACT_SHARE)
+
+
+def test_right_values_with_a_size_one_axis_too_many_are_a_contract_failure():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    error = mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A[..., None]))
+    assert error.contract
+    assert "A has shape (2, 5, 6, 1); expected (2, 5, 6)" in error.student_message
+    assert "25 % of the question once" in error.student_message
+    assert pickle.loads(pickle.dumps(error)).contract
+
+
+def test_wrong_values_in_a_wrong_shape_are_not_a_contract_failure():
+    Z, A = reference_output(SDPA, SDPA_ARGS, SDPA_KWARGS)
+    assert not mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, 2 * A[..., None])).contract
+    assert not mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A.reshape(A.shape[0], -1))).contract  # not only size-1 axes
+    assert not mismatch(SDPA, SDPA_ARGS, SDPA_KWARGS, (Z, A + 1)).contract
+
+
+def test_an_in_place_write_with_right_values_is_a_contract_failure():
+    x = reference_output("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS)
+    assert verdict("softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, x).contract is False
+    listed = CallOutcome(x, mutated=("0",))  # the right values, and its argument written in place
+    judged = judge(None, TOL, "softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, listed)
+    assert judged.contract and not judged.right

@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-from autograder.judge.draw import ALLOW_PROBABILITY, BATCH_SIZES, MAX_SEED, SIZES, Draw, seed_of_test
+from autograder.judge.draw import ALLOW_PROBABILITY, BATCH_SIZES, KEPT_PER_ROW, MAX_SEED, SIZES, Draw, seed_of_test
 from autograder.inputs import RngSeed
 
 RUN_SEED = 20270308
@@ -39,7 +39,7 @@ def test_sizes_avoid_the_given_values():
 
 def test_sizes_take_the_next_larger_values_when_the_pool_runs_out():
     for draw in draws(20):
-        assert sorted(draw.sizes(4, (2, 3), avoid=(3,))) == [2, 4, 5, 6]
+        assert sorted(draw.sizes(4, (2, 3), avoid=(3,))) == [2, 5, 6, 7]  # not 4: the square of 2
 
 
 def test_extended_sizes_skip_avoided_values_too():
@@ -83,11 +83,26 @@ def test_batch_without_a_number_of_axes_has_one_or_two():
 
 def test_batch_sizes_avoid_the_given_values():
     for draw in draws():
-        assert draw.batch(2, avoid=(3,)) in ((2, 4), (4, 2))
+        assert set(draw.batch(2, avoid=(3,))) in ({2, 5}, {4, 5})  # never 2 with 4, its square
 
 
 # ---------------------------------------------------------------------------------------
 # normal, mask, padding_mask, seed, choice
+
+
+def test_sizes_differ_from_every_size_handed_out_before():
+    for draw in draws():
+        handed_out = [*draw.sizes(3), *draw.batch(2)]
+        assert len(set(handed_out)) == len(handed_out)
+        draw.take(100)  # a size the test derived itself
+        later = draw.sizes(3, (2, 3, 5, 6, 100))
+        assert not set(later) & {*handed_out, 100}
+
+
+def test_no_size_is_the_square_of_another():
+    for draw in draws():
+        handed_out = [*draw.sizes(4), *draw.sizes(3, (2, 3, 4, 9)), *draw.batch(2)]
+        assert not {n * n for n in handed_out} & set(handed_out)
 
 
 def test_normal_has_the_shape_dtype_and_scale_asked_for():
@@ -104,6 +119,9 @@ def test_every_mask_row_allows_at_least_one_key(shape):
         mask = draw.mask(shape)
         assert mask.shape == shape and mask.dtype == bool
         assert mask.any(axis=-1).all()
+        if shape[-1] > KEPT_PER_ROW:
+            assert (~mask).any(axis=-1).all()  # a long enough row blocks at least one key
+            assert (mask.sum(axis=-1) >= KEPT_PER_ROW).all()  # and allows two
 
 
 def test_mask_rows_of_one_key_always_allow_it():
@@ -113,7 +131,9 @@ def test_mask_rows_of_one_key_always_allow_it():
 
 def test_mask_allows_about_the_documented_share_of_entries():
     mask = Draw(RUN_SEED, TEST_ID).mask((200, 50))
-    assert mask.mean() == pytest.approx(ALLOW_PROBABILITY + (1 - ALLOW_PROBABILITY) / 50, abs=0.03)
+    # KEPT_PER_ROW keys per row kept, another blocked, the others allowed with ALLOW_PROBABILITY
+    others = 50 - KEPT_PER_ROW - 1
+    assert mask.mean() == pytest.approx((others * ALLOW_PROBABILITY + KEPT_PER_ROW) / 50, abs=0.03)
     assert not mask.all()
 
 
@@ -130,13 +150,13 @@ def test_padding_mask_keeps_a_nonempty_prefix_of_each_sequence(batch):
         assert mask.shape == batch + (6,) and mask.dtype == bool
         for row in mask.reshape(-1, 6):
             kept = int(row.sum())
-            assert kept >= 1
+            assert KEPT_PER_ROW <= kept < 6  # at least two positions kept and one padded
             assert row.tolist() == [True] * kept + [False] * (6 - kept)
 
 
 def test_padding_masks_vary_in_length():
     lengths = {int(draw.padding_mask((), 5).sum()) for draw in draws()}
-    assert lengths == {1, 2, 3, 4, 5}
+    assert lengths == set(range(KEPT_PER_ROW, 5))  # never 5: every sequence has padding
 
 
 def test_padding_mask_in_another_dtype():
