@@ -89,7 +89,7 @@ def write_gradebook(course: Course, course_dir: Path, entry: Submitted, result: 
     """
     from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.grade.report import question_feedback
+    from autograder.report.text import question_feedback
 
     notebook = entry.path.stem
     keep = _policy_keep(course, result)
@@ -118,7 +118,7 @@ def write_gradebook(course: Course, course_dir: Path, entry: Submitted, result: 
 
 def write_feedback(course_dir: Path, entry: Submitted, result: GradeResult, language: str) -> Path:
     """``feedback/<student>/<assignment>/<notebook>.html``: our HTML report of the result."""
-    from autograder.grade.html_report import to_html
+    from autograder.report.html import to_html
 
     target = course_dir / "feedback" / entry.student / entry.assignment / f"{entry.path.stem}.html"
     target.parent.mkdir(parents=True, exist_ok=True)

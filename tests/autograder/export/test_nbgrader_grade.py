@@ -19,7 +19,7 @@ from autograder.export import TARGETS, ExportContext, agreement, export_to
 from autograder.export.corpus import SOLUTION, corpus, with_reference_import
 from autograder.grade.api import grade_submission
 from autograder.grade.late import late_fraction
-from autograder.grade.report import to_json
+from autograder.report.text import to_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.longest]
 pytest.importorskip("nbgrader")
