@@ -112,25 +112,6 @@ def context_values(assignment_ids: tuple[str, ...], given: dict) -> dict:
     return values
 
 
-def require_engine_suites(context: "ExportContext", platform: str) -> None:
-    """Refuse an in-kernel export of a course whose hidden suites are not the installed engine's.
-
-    nbgrader's and otter's grade cells run the hidden suites of the ``attn-course`` installed where they
-    grade (:mod:`autograder.export.runtime`); another course's suites would not be the ones run.
-
-    Raises
-    ------
-    ExportError
-        For a course given by ``--course`` with its own hidden suites.
-    """
-    from autograder.paths import HIDDEN_TESTS_DIR
-
-    if context.layout.hidden_tests.resolve() != HIDDEN_TESTS_DIR.resolve():
-        raise ExportError(f"{platform} grades in the notebook's kernel with the hidden tests of the installed attn-course "
-                          f"({HIDDEN_TESTS_DIR}), not {context.layout.hidden_tests}: export this course to gradescope "
-                          "or github, which carry its own")
-
-
 class ExportTarget(ABC):
     """A platform the course can be exported to.
 

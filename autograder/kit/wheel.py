@@ -31,6 +31,7 @@ KIT_MODULES = (
     "autograder/sandbox/call.py",
     "autograder/cli_common.py",
     "autograder/config.py",
+    "autograder/course_settings.py",
     "autograder/entry.py",
     "autograder/escape.py",
     "autograder/errors.py",

@@ -86,9 +86,18 @@ def test_build_writes_the_other_courses_release_beside_it_in_english_only(other)
     _cli("--course", str(other), "build", "--check-only", FIRST.id)
 
 
-def test_an_in_kernel_export_of_a_course_with_its_own_suites_is_refused(other, tmp_path):
+def test_an_in_kernel_export_records_the_other_courses_own_suites(other, tmp_path, monkeypatch):
+    import autograder.export.kernel_code as kernel_code
+
+    seen = []
+    real = kernel_code.packed_questions
+    monkeypatch.setattr(kernel_code, "packed_questions", lambda course, spec, tests_dir: seen.append(tests_dir) or
+                        real(course, spec, tests_dir))
     done = CliRunner().invoke(main, ["--course", str(other), "export", "nbgrader", FIRST.id, "--out", str(tmp_path / "n")])
-    assert done.exit_code != 0 and "hidden tests of the installed attn-course" in done.output
+    assert done.exit_code == 0, done.output
+    assert seen and all(Path(d).resolve() == (other.parent / "hidden_tests").resolve() for d in seen)
+    sources = [p.read_text(encoding="utf-8") for p in (tmp_path / "n").rglob("*.ipynb")]
+    assert sources and all(PROSE not in t.replace(MARKED_PROSE, "") for t in sources)
 
 
 @pytest.mark.parametrize("target", ["github"])

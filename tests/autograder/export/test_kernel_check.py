@@ -57,7 +57,7 @@ def _kernel_verdicts(namespace: dict, data: dict, history: list[str]) -> dict:
 def test_every_test_passes_or_fails_as_in_the_engine(assignment_id, packed):
     """The solution and every buggy student of the corpus, test by test (carried passes count as failures)."""
     spec = GradingSpec.of(COURSE, assignment_id)
-    sources = [_solution(assignment_id)] + [buggy_source(_solution(assignment_id), s) for s in buggy_students(assignment_id)]
+    sources = [_solution(assignment_id)] + [buggy_source(_solution(assignment_id), s) for s in buggy_students(COURSE, assignment_id)]
     failing = 0
     for source in sources:
         engine = runtime.hidden_results(_namespace(source), spec)

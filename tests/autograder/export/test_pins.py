@@ -28,8 +28,6 @@ OURS = {"attn-course", "attn-course-kit", "attn-reference"}
 PIN = re.compile(r"\battn[-_.]+(?:course(?:[-_.]+kit)?|reference)\s*(?:\[[^\]]*\])?\s*(?:===|==|>=|<=|~=|!=|<|>)\s*[0-9][^\s\"',;)]*",
                  re.IGNORECASE)
 #: Targets whose export another part of issue 23 changes to ship the bundle (autograder/export/otter.py).
-NOT_YET = {"otter": "otter's zip pins attn-course and ships no bundle yet: the kernels worktree's part of issue 23"}
-
 
 def _texts_and_wheels(name: str, data: bytes, texts: dict, wheels: list) -> None:
     if name.endswith(".whl"):
@@ -81,8 +79,7 @@ def test_the_check_finds_a_pin_that_nothing_carried_provides_and_accepts_the_bun
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", [pytest.param(name, marks=pytest.mark.xfail(reason=NOT_YET[name], strict=False))
-                                    if name in NOT_YET else name for name in sorted(TARGETS)])
+@pytest.mark.parametrize("target", sorted(TARGETS))
 def test_no_export_names_a_version_of_our_packages_that_its_bundle_does_not_provide(target, tmp_path):
     export_to(TARGETS[target], ExportContext(COURSE, DEFAULT_COURSE_FILE, (FIRST.id,)), tmp_path / target)
     texts, wheels = export_contents(tmp_path / target)

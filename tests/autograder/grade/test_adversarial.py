@@ -333,7 +333,7 @@ def test_answers_memorised_from_one_run_score_nothing_on_the_next(tmp_path):
     fresh = _grade_seeded(tmp_path, memorised, seed=2)
     assert _question(replayed, "softmax").score == POINTS["softmax"], "the table holds that run's answers"
     worked_example_only = 1 / sum(t.weight for t in _question(fresh, "softmax").tests)
-    assert _question(fresh, "softmax").score <= POINTS["softmax"] * worked_example_only + 1e-9
+    assert _question(fresh, "softmax").score <= POINTS["softmax"] * worked_example_only + 1e-4  # scores are rounded to 4 decimals
 
 
 def _grade_seeded(tmp_path: Path, source: str, seed: int):
