@@ -105,7 +105,8 @@ def test_run_autograder_falls_back_to_no_sandbox_only_when_refused(export, tmp_p
     """A grader that refuses without bubblewrap (as in Gradescope's container) is run again with --sandbox none."""
     shim = tmp_path / "bin"
     shim.mkdir()
-    (shim / "python").symlink_to(BIN / "python")
+    (shim / "python").write_text(f"#!/usr/bin/env bash\nexec \"{BIN / 'python'}\" \"$@\"\n", encoding="utf-8")
+    (shim / "python").chmod(0o755)  # the venv's own python by its path (a link elsewhere may not find the venv)
     (shim / "attn-course").write_text(
         "#!/usr/bin/env bash\ncase \" $* \" in *' --sandbox none '*) exec \"" + str(BIN / "attn-course") + "\" \"$@\";; esac\n"
         "echo 'Error: refusing to grade without the sandbox (bwrap cannot start the worker): ...' >&2\nexit 1\n",
