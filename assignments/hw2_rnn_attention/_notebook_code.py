@@ -5,7 +5,7 @@ Only what grading needs is kept, in notebook order: imports, function and class
 definitions, and assignments of simple constants. Demo cells, plots, experiments and
 IPython magics are dropped, and a cell that does not parse is skipped, so an unfinished
 exploration cell cannot break grading. Imports are kept only when the kept code uses
-the names they bind. A cell magic's cell (``%%writefile``, ``%%time``, ``%%bash``...) is
+the names they bind (or bind a graded function). A cell magic's cell (``%%writefile``, ``%%time``, ``%%bash``...) is
 dropped whole: what follows its ``%%`` line is not Python of the notebook.
 
 Every step takes time linear in the notebook's size (no regular expression can backtrack
@@ -240,6 +240,7 @@ def _module_of(trees: list[ast.Module | None], functions) -> str:
         needed = _needed([n for n in kept if not isinstance(n, IMPORTS)], uses, functions)
         kept = [n for n in kept if isinstance(n, IMPORTS) or id(n) in needed]
     used = set().union(*(uses[id(n)] for n in kept if not isinstance(n, IMPORTS)))
+    used |= set(functions or ())  # an import binding a graded name stands for that function: kept, so policy sees it
     future = [n for n in kept if _is_future(n)]
     rest = [n for n in kept if not _is_future(n) and (not isinstance(n, IMPORTS) or _bound_names(n) & used)]
     return "\n\n".join(ast.unparse(n) for n in future + rest) + "\n"

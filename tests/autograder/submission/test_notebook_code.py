@@ -350,3 +350,11 @@ def test_helpers_that_call_each_other_are_kept_once():
     source = gradable_source(["def softmax(x):\n    return f(x)\ndef f(x):\n    return g(x) if x else 0\ndef g(x):\n    return f(x - 1)\n"],
                              ("softmax",))
     assert [node.name for node in top_level(source)] == ["softmax", "f", "g"]
+
+
+def test_an_import_that_binds_a_graded_function_is_kept_for_the_import_policy():
+    from autograder.submission.notebook_code import gradable_source
+
+    source = gradable_source(["from attn_reference import softmax", "import os\ndef other():\n    return 1"],
+                             functions=["softmax", "other"])
+    assert "from attn_reference import softmax" in source and "import os" not in source
