@@ -58,7 +58,8 @@ def new() -> None:
 @click.pass_context
 def question(ctx: click.Context, assignment_id: str, function: str, arguments: str, points: float) -> None:
     """Scaffold question FUNCTION of ASSIGNMENT: its course.yml entry, reference, solution and stub docstring,
-    notebook section, public case, hidden tests with the standard property cases, and translations to fill.
+    notebook section, hidden tests with the standard property cases (their worked example is the public check),
+    and translations to fill.
 
     Every place to fill says TODO (untranslated text: TODO(translate)); `attn-course build --check-only`
     names each one left, with its file.
