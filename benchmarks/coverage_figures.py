@@ -43,8 +43,10 @@ def load_corpus(corpus: Path) -> tuple[list[dict], dict, bool]:
 
 
 def report_lines(result, functions) -> int:
-    """Lines a student reads about the questions of ``functions``: the question's line and its feedback."""
-    return sum(1 + len(question_feedback(q)) for q in result.questions if q.function in functions and q.score < q.points)
+    """Lines a student reads about the questions of ``functions``: the question's line and its feedback as printed
+    (a traceback counts all its lines; the tolerance line is counted with each question that shows one)."""
+    return sum(1 + sum(line.count("\n") + 1 for line in question_feedback(q))
+               for q in result.questions if q.function in functions and q.score < q.points)
 
 
 def median_lines(outcomes) -> tuple[float, int]:

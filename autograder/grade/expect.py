@@ -340,9 +340,9 @@ def expect_reference(submission, tol: Tolerance, function: str, *args, what: Mes
         raise outcome  # a timeout, crash or unimplemented stub is reported as it is
     _keep_figures(submission, function, args, kwargs, outcome, verdict, what or function, worked_example)
     if verdict.contract:
-        raise Mismatch(msg("{what}: {problem} (values right, contract broken: this costs {share} % of the question once, "
-                           "however many tests show it)", what=what or function, problem=verdict.problem,
-                           share=f"{CONTRACT_SHARE * 100:g}"), verdict.diagnoses, contract=True)
+        problem = msg("{problem} (values right, contract broken: this costs {share} % of the question once, however "
+                      "many tests show it)", problem=verdict.problem, share=f"{CONTRACT_SHARE * 100:g}")
+        raise Mismatch(msg("{what}: {problem}", what=what or function, problem=problem), verdict.diagnoses, contract=True)
     if not verdict.right:
         raise Mismatch(msg("{what}: {problem}", what=what or function, problem=verdict.problem), verdict.diagnoses)
     if verdict.carried_from and hasattr(submission, "carry_from"):

@@ -21,24 +21,41 @@ from autograder.i18n import Message, msg, msg_n
 
 #: Digits shown for a number in messages.
 DIGITS = 4
+#: Most digits shown to tell an expected entry from a wrong one that reads the same with :data:`DIGITS`.
+MAX_DIGITS = 12
 #: Magnitudes shown in fixed-point notation; others use scientific notation.
 FIXED_POINT_RANGE = (1e-3, 1e5)
 
 
-def number(value) -> str:
-    """A number as shown to students: 4 decimals, or scientific notation when tiny or huge."""
+def number(value, digits: int = DIGITS) -> str:
+    """A number as shown to students: ``digits`` decimals, or scientific notation when tiny or huge."""
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     value = float(value)
     low, high = FIXED_POINT_RANGE
     if value == 0 or not np.isfinite(value) or low <= abs(value) < high:
-        return f"{value:.{DIGITS}f}"
-    return f"{value:.{DIGITS}e}"
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}e}"
+
+
+def distinct_numbers(expected, got) -> tuple[str, str]:
+    """``expected`` and ``got`` as :func:`number` shows them, with more digits when those read the same.
+
+    Two values that differ beyond the tolerance never read alike ("expected 0.3655, got 0.3655"):
+    the digits grow until they differ, up to :data:`MAX_DIGITS` (equal text then means equal values
+    to that many digits, e.g. 0.0 and -0.0).
+    """
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        shown = number(expected, digits), number(got, digits)
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def entry(expected: np.ndarray, actual: np.ndarray, index: tuple) -> Message:
-    """``"at index (0, 2): expected 0.4519, got 0.3000"`` (no index for 0-d arrays)."""
-    values = {"expected": number(expected[index]), "got": number(actual[index])}
+    """``"at index (0, 2): expected 0.4519, got 0.3000"`` (no index for 0-d arrays; more digits when 4 read alike)."""
+    shown = distinct_numbers(expected[index], actual[index])
+    values = {"expected": shown[0], "got": shown[1]}
     if index:
         return msg("at index {index}: expected {expected}, got {got}", index=str(index), **values)
     return msg("expected {expected}, got {got}", **values)
@@ -126,16 +143,16 @@ def _structural(function: str, difference: Difference) -> Message:
 
 def _values(name: Message | str, difference: Difference, tol: Tolerance, sums_axis: int | None) -> Message:
     expected, actual = difference.expected, difference.actual
-    tolerance = {"rtol": f"{tol.rtol:g}", "atol": f"{tol.atol:g}"}
+    tolerance = msg(" (rtol={rtol}, atol={atol})", rtol=f"{tol.rtol:g}", atol=f"{tol.atol:g}")
     if expected.ndim == 0:
-        return msg("{name} differs (rtol={rtol}, atol={atol}): {first}", name=name,
-                   first=first_mismatch(expected, actual, tol), **tolerance)
+        return msg("{name} differs{tolerance}: {first}", name=name, first=first_mismatch(expected, actual, tol),
+                   tolerance=tolerance)
     wrong = mismatched(expected, actual, tol)
     sums = "" if sums_axis is None else sums_note(actual, sums_axis, tol)
-    return msg_n("{name} differs in {wrong} of {n} entry (rtol={rtol}, atol={atol}); first {first}{sums}",
-                 "{name} differs in {wrong} of {n} entries (rtol={rtol}, atol={atol}); first {first}{sums}",
+    return msg_n("{name} differs in {wrong} of {n} entry{tolerance}; first {first}{sums}",
+                 "{name} differs in {wrong} of {n} entries{tolerance}; first {first}{sums}",
                  wrong.size, name=name, wrong=str(int(wrong.sum())), first=first_mismatch(expected, actual, tol),
-                 sums=sums, **tolerance)
+                 sums=sums, tolerance=tolerance)
 
 
 def _non_finite(name: Message | str, difference: Difference) -> Message:

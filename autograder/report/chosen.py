@@ -4,7 +4,7 @@ A question's failed tests each carry the diagnoses of their own call. The studen
 :func:`chosen_diagnoses` keeps the named bug found on the most failed tests (the first found
 on a tie), and suppresses the others; a question where no bug is named keeps what was
 observed instead (how the output relates to the expected one, where it fails), once each.
-:func:`representative` keeps a few failing cases to show, with how many more fail alike.
+The failing cases shown beside it are chosen by :mod:`autograder.report.cases`.
 """
 
 from __future__ import annotations
@@ -46,10 +46,3 @@ def chosen_diagnoses(tests) -> dict[str, str]:
         best = max(named, key=lambda bug: counts[bug])  # max keeps the first of equals: the first found
         return {best: hints[best]}
     return hints
-
-
-def representative(groups: dict[str, list], shown: int = SHOWN_CASES) -> tuple[dict[str, list], int]:
-    """The first ``shown`` groups of failures alike, and how many failed tests the others hold."""
-    kept = dict(list(groups.items())[:shown])
-    rest = sum(len(tests) for message, tests in groups.items() if message not in kept)
-    return kept, rest

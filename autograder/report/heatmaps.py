@@ -22,6 +22,8 @@ COLORMAP = "viridis"
 #: Colour of entries that are NaN or infinite.
 NOT_FINITE_COLOUR = "#d0d7de"
 BAR_COLOUR = "#0969da"
+#: Smallest difference of two weights a reader sees in the pair of heatmaps (half the step of their 2-decimal labels).
+VISIBLE_DIFFERENCE = 0.005
 
 
 def _canvas(size_in: tuple[float, float]):
@@ -73,6 +75,24 @@ def _panel(axes, values: np.ma.MaskedArray, title: str, limits: tuple[float, flo
             colour = "white" if np.isfinite(value) and value < middle else "black"
             axes.text(column, row, text, ha="center", va="center", fontsize=10, color=colour)
     return image
+
+
+def shows_the_failure(figure: WeightsFigure) -> bool:
+    """Whether the pair of heatmaps shows what is wrong: always for a right result (the pair says it is right); for a
+    wrong one, only when the slices drawn have the same shape, some finite entry, and an entry that visibly differs.
+
+    A failure of the dtype, of the shape, of the contract alone, or one outside the slice drawn, would show two
+    pictures that look the same under a caption saying they differ; a result that is NaN everywhere draws one grey panel.
+    """
+    if not figure.failing:
+        return True
+    reference, student = _array(figure.reference), _array(figure.student)
+    shapes = tuple(figure.shape), tuple(figure.student_shape)
+    if reference.shape != student.shape or (all(shapes) and shapes[0] != shapes[1]) or not student.count():
+        return False
+    if (reference.mask != student.mask).any():
+        return True
+    return bool(np.ma.max(np.abs(reference - student), fill_value=0.0) > VISIBLE_DIFFERENCE)
 
 
 def weights_png(figure: WeightsFigure) -> bytes:

@@ -15,9 +15,10 @@ from functools import lru_cache
 
 from autograder.escape import html_text
 from autograder.grade.figures import VarianceRow, WeightsFigure
-from autograder.report.chosen import is_observed, representative
+from autograder.report.cases import failing_cases
+from autograder.report.chosen import is_observed
 from autograder.report.page import image, page, score_bar
-from autograder.report.text import by_message, carried_note, description, question_diagnoses
+from autograder.report.text import carried_note, description, more_failures, question_diagnoses, shared_tolerances, tolerance_line
 from autograder.grade.result import GradeResult
 from autograder.i18n import msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
@@ -57,17 +58,19 @@ def _header(result: GradeResult, language: str) -> str:
     return "\n".join(parts)
 
 
-def _failures(question: QuestionScore, language: str, verbose: bool = False) -> str:
+def _failures(question: QuestionScore, language: str, verbose: bool = False, tolerance: bool = True) -> str:
+    """The cases shown (at most a few that differ, or all when ``verbose``), how many more fail, and the tolerance."""
+    cases = failing_cases(question.failed_tests, verbose)
     items = []
-    groups = by_message(question.failed_tests)
-    shown, rest = (groups, 0) if verbose else representative(groups)
-    for message, tests in shown.items():
-        what = html_text(description(tests[0].description, language)) if len(tests) == 1 \
-            else _say(msg_n("{n} test", "{n} tests", len(tests)), language)
-        items.append(f"<li>{what}<pre>{_say(message, language)}</pre></li>")
-    if rest:
-        items.append(f"<li>{_say(msg_n('{n} more test fails', '{n} more tests fail', rest), language)}</li>")
-    return f"<h3>{_say(msg('What failed'), language)}</h3>\n<ul>{''.join(items)}</ul>" if items else ""
+    for case in cases.shown:
+        what = html_text(description(case.tests[0].description, language)) if len(case.tests) == 1 \
+            else _say(msg_n("{n} test", "{n} tests", len(case.tests)), language)
+        items.append(f"<li>{what}<pre>{_say(case.message, language)}</pre></li>")
+    further = more_failures(cases)
+    if further is not None:
+        items.append(f"<li>{_say(further, language)}</li>")
+    note = f'<p class="muted">{_say(tolerance_line(cases.tolerances), language)}</p>' if tolerance and cases.tolerances else ""
+    return f"<h3>{_say(msg('What failed'), language)}</h3>\n<ul>{''.join(items)}</ul>{note}" if items else ""
 
 
 def _diagnoses(question: QuestionScore, language: str) -> str:
@@ -95,7 +98,10 @@ def _weights_figure(figure: WeightsFigure, language: str) -> str:
 
 
 def _figures(question: QuestionScore, language: str) -> str:
-    figures = [f for test in question.tests for f in test.figures if isinstance(f, WeightsFigure)]
+    """The heatmap pairs of the question's kept weights, but those that cannot show its failure."""
+    from autograder.report.heatmaps import shows_the_failure
+
+    figures = [f for test in question.tests for f in test.figures if isinstance(f, WeightsFigure) and shows_the_failure(f)]
     return "\n".join(_weights_figure(f, language) for f in figures)
 
 
@@ -139,7 +145,7 @@ def _variance(question: QuestionScore, language: str) -> str:
     return _variance_rows_table(rows, language) if rows else _reference_variance_table(language)
 
 
-def _question(question: QuestionScore, language: str, verbose: bool = False) -> str:
+def _question(question: QuestionScore, language: str, verbose: bool = False, tolerance: bool = True) -> str:
     state = "ok" if question.score == question.points else "fail"
     counts = msg("{passed}/{total} tests passed", passed=str(question.passed), total=str(len(question.tests))) \
         if question.tests else msg("not run")
@@ -150,7 +156,7 @@ def _question(question: QuestionScore, language: str, verbose: bool = False) -> 
         score_bar(question.score, question.points),
         f'<p class="muted">{_say(counts, language)}</p>',
         *[f'<div class="note">{line}</div>' for line in carried_note(question, language, html_text)],
-        _diagnoses(question, language), _failures(question, language, verbose), _figures(question, language),
+        _diagnoses(question, language), _failures(question, language, verbose, tolerance), _figures(question, language),
         _variance(question, language),
         "</section>",
     ]
@@ -159,8 +165,10 @@ def _question(question: QuestionScore, language: str, verbose: bool = False) -> 
 
 def to_html(result: GradeResult, language: str = SOURCE_LANGUAGE, verbose: bool = False) -> str:
     """The feedback page of one result in ``language``: a whole, self-contained HTML document (``verbose``: every
-    failure message, not only the first few)."""
+    failing case, not only a few that differ); a tolerance every question's cases share is said once, at the top."""
     graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
-    body = "\n".join([_header(result, language), *(_question(q, language, verbose) for q in result.questions),
+    shared = shared_tolerances(result.questions, verbose)
+    note = [f'<p class="muted">{_say(tolerance_line(shared), language)}</p>'] if shared else []
+    body = "\n".join([_header(result, language), *note, *(_question(q, language, verbose, not shared) for q in result.questions),
                       f'<p class="muted">{_say(graded, language)}</p>'])
     return page(f"{result.assignment_id}: {_points(result.score)} / {_points(result.max_score)}", body, lang=language)

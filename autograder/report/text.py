@@ -15,8 +15,9 @@ from xml.etree import ElementTree
 from autograder.escape import json_document, terminal_text, xml_text
 from autograder.grade.record import TIME_DECIMALS, to_record
 from autograder.grade.result import GradeResult
-from autograder.report.chosen import chosen_diagnoses, is_observed, representative
-from autograder.i18n import Message, entry, msg, msg_n, render
+from autograder.report.cases import TRACEBACK, Cases, failing_cases, same_failure  # noqa: F401 - TRACEBACK: re-exported
+from autograder.report.chosen import chosen_diagnoses, is_observed
+from autograder.i18n import Message, entry, joined, msg, msg_n, render
 from autograder.languages import SOURCE_LANGUAGE
 from autograder.scoring import QuestionScore, rounded_numbers
 
@@ -67,8 +68,9 @@ def description(text: str, language: str = SOURCE_LANGUAGE) -> str:
     return render(entry(text), language).rstrip(".。")
 
 
-def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None, verbose: bool = False) -> list[str]:
-    """Lines explaining a question: its diagnosis first, then a few failed tests and why, and carried results.
+def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, escape=None, verbose: bool = False,
+                      tolerance: bool = True) -> list[str]:
+    """Lines explaining a question: its diagnosis first, then a few failing cases, how many more fail, and carried results.
 
     Parameters
     ----------
@@ -80,37 +82,52 @@ def question_feedback(question: QuestionScore, language: str = SOURCE_LANGUAGE, 
         A function of :mod:`autograder.escape` applied to every text and fact (the lines of
         a Markdown or HTML output); None gives plain text.
     verbose : bool, optional
-        Every failure message; by default the first :data:`~autograder.report.chosen.SHOWN_CASES`
-        and how many more tests fail.
+        Every failing case; by default at most :data:`~autograder.report.chosen.SHOWN_CASES`
+        that differ, and how many more tests fail (the same way, or otherwise).
+    tolerance : bool, optional
+        Say the tolerance the cases shown share on a line of its own (False: the report says it once).
 
     Returns
     -------
     list of str
-        The diagnosis, then one line per failure message shown (``- ...``), per further failures and per carried note.
+        The diagnosis, then one line per case shown (``- ...``), the further failures, the tolerance and the
+        carried note.
     """
-    lines = [render(diagnosis_line(bug, hint), language, *_escaping(escape)) for bug, hint in question_diagnoses(question).items()]
-    groups = by_message(question.failed_tests)
-    shown, rest = (groups, 0) if verbose else representative(groups)
-    for message, tests in shown.items():
-        if len(tests) == 1:
-            line = msg("{description}: {message}", description=description(tests[0].description, language), message=message)
+    say = _escaping(escape)
+    lines = [render(diagnosis_line(bug, hint), language, *say) for bug, hint in question_diagnoses(question).items()]
+    cases = failing_cases(question.failed_tests, verbose)
+    for case in cases.shown:
+        if len(case.tests) == 1:
+            line = msg("{description}: {message}", description=description(case.tests[0].description, language),
+                       message=case.message)
         else:
-            line = msg_n("{n} test: {message}", "{n} tests: {message}", len(tests), message=message)
-        lines.append(f"- {render(line, language, *_escaping(escape))}")
-    if rest:
-        lines.append(f"- {render(msg_n('{n} more test fails', '{n} more tests fail', rest), language, *_escaping(escape))}")
+            line = msg_n("{n} test: {message}", "{n} tests: {message}", len(case.tests), message=case.message)
+        lines.append(f"- {render(line, language, *say)}")
+    further = more_failures(cases)
+    lines += [f"- {render(further, language, *say)}"] if further else []
+    lines += [render(tolerance_line(cases.tolerances), language, *say)] if tolerance and cases.tolerances else []
     return lines + [f"- {line}" for line in carried_note(question, language, escape)]
 
 
-#: Where a student's traceback starts in a failure message (after what the test called).
-TRACEBACK = "Traceback (most recent call last):"
+def more_failures(cases: Cases) -> Message | None:
+    """``N more tests fail the same way`` and/or ``N more tests fail differently``; None when every failure is shown."""
+    same = msg_n("{n} more test fails the same way", "{n} more tests fail the same way", cases.same) if cases.same else None
+    other = msg_n("{n} more test fails differently", "{n} more tests fail differently", cases.other) if cases.other else None
+    parts = [part for part in (same, other) if part is not None]
+    return joined(parts) if len(parts) > 1 else (parts[0] if parts else None)
 
 
-def _same_failure(message: str) -> str:
-    """What makes two failures the same: the message, or only its traceback when it holds one (the tests that
-    raised it called the function with other inputs, but it is one bug)."""
-    start = message.find(TRACEBACK)
-    return message[start:] if start >= 0 else message
+def tolerance_line(tolerances) -> Message:
+    """The tolerance of the comparisons, said once: ``Tolerance of the comparisons: rtol=1e-05, atol=1e-08.``"""
+    (rtol, atol), = tolerances
+    return msg("Tolerance of the comparisons: rtol={rtol}, atol={atol}.", rtol=rtol, atol=atol)
+
+
+def shared_tolerances(questions, verbose: bool = False) -> tuple:
+    """The one tolerance every question's shown cases share, when they share one (else empty: each says its own)."""
+    found = {failing_cases(q.failed_tests, verbose).tolerances for q in questions if q.failed_tests}
+    found.discard(())
+    return next(iter(found)) if len(found) == 1 else ()
 
 
 def by_message(tests) -> dict[str, list]:
@@ -118,7 +135,7 @@ def by_message(tests) -> dict[str, list]:
     alike; ``check`` groups alike): a group of one keeps its whole message, a larger one is keyed by what they share."""
     groups: dict[str, list] = {}
     for test in tests:
-        groups.setdefault(_same_failure(test.message), []).append(test)
+        groups.setdefault(same_failure(test.message), []).append(test)
     return {(group[0].message if len(group) == 1 else same): group for same, group in groups.items()}
 
 
@@ -149,13 +166,16 @@ def _question_line(q: QuestionScore, language: str) -> str:
 
 
 def to_text(result: GradeResult, language: str = SOURCE_LANGUAGE, verbose: bool = False) -> str:
-    """A readable report, one block per question (``verbose``: every failure message, not only the first few)."""
+    """A readable report, one block per question (``verbose``: every failing case, not only a few that differ);
+    a tolerance every question's cases share is said once, at the end."""
     lines = [f"{terminal_text(result.assignment_id)}: {render(result.origin, language)}", *_summary_lines(result, language), ""]
+    shared = shared_tolerances(result.questions, verbose)
     for q in result.questions:
         lines.append(_question_line(q, language))
-        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT) for line in question_feedback(q, language, verbose=verbose)]
+        lines += [FEEDBACK_INDENT + _indented(line, FEEDBACK_INDENT)
+                  for line in question_feedback(q, language, verbose=verbose, tolerance=not shared)]
     graded = msg("Graded in {seconds} s (grader {version}).", seconds=f"{result.execution_time:.2f}", version=result.grader_version)
-    lines += ["", render(graded, language)]  # isolation: the JSON record
+    lines += ["", *([render(tolerance_line(shared), language)] if shared else []), render(graded, language)]
     return "\n".join(lines) + "\n"
 
 

@@ -80,7 +80,7 @@ def test_first_mismatch_respects_tolerance_and_ignores_undefined_entries():
     actual = np.array([1.0 + 1e-7, 5.0, 2e-9])
     assert first_mismatch(expected, actual, TOL) == ""
     assert first_mismatch(expected, actual, Tolerance(rtol=1e-9, atol=0.0)) == (
-        "at index (0,): expected 1.0000, got 1.0000"
+        "at index (0,): expected 1.0000000, got 1.0000001"  # digits enough to tell them apart
     )
     with pytest.raises(ValueError, match="shapes differ"):
         first_mismatch(expected, actual[:2], TOL)

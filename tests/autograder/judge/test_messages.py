@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,12 @@ def test_sums_note_skips_undefined_sums_without_warning():
     # inf + -inf is nan (numpy would warn "invalid value"); the other row sums to 0.75.
     weights = np.array([[np.inf, -np.inf], [0.5, 0.25]])
     assert sums_note(weights, 1, TOL) == "; its sums along axis 1 should all be 1 but range from 0.7500 to 0.7500"
+
+
+@pytest.mark.parametrize("expected, got", [(0.36551, 0.36549), (-2.0, -2.00001), (1234.5678, 1234.5679), (3e-7, 3.00001e-7)])
+def test_a_wrong_entry_never_reads_like_the_expected_one(expected, got):
+    reference = Parts(False, (np.array([expected]),))
+    message = describe(find_difference(reference, np.array([got]), Tolerance(rtol=1e-9, atol=0.0)), "dot_score",
+                       (), {}, False, Tolerance(rtol=1e-9, atol=0.0))
+    shown = re.search(r"expected (\S+), got (\S+)$", message)
+    assert shown.group(1) != shown.group(2) and float(shown.group(1)) != float(shown.group(2)), message

@@ -155,3 +155,48 @@ def test_the_glyph_check_sees_boxes_when_the_browser_has_no_chinese_font(tmp_pat
     report = open_page(path, chromium, script=glyph_boxes_script(HEADING))
     problems = cjk_glyph_problems(report.screenshot, report.measured)
     assert problems and all(p.endswith(("(tofu)", "is blank")) for p in problems)
+
+
+# --- short pages: a few cases, the tolerance once, no pictures that cannot show the failure ---------------------------
+
+def _weights_result(figure: WeightsFigure, message: str = "attention on batched inputs: A has dtype float32") -> GradeResult:
+    test = TestResult("test_batched", "scaled_dot_product_attention", 1.0, "Inputs with one batch dimension.", FAILED,
+                      message, "mismatch", figures=(figure,))
+    question = QuestionScore("scaled_dot_product_attention", 1, 4.0, 0.0, (test,))
+    return GradeResult("hw1_scaled_attention", "x.py", (question,), 4.0, 0.0, 0.0)
+
+
+SAME = ((0.4519, 0.2741), (0.2741, 0.4519))
+
+
+@pytest.mark.parametrize("figure", [
+    WeightsFigure("dtype only", SAME, SAME, True, (2, 2), (2, 2)),  # the same numbers: only the dtype was wrong
+    WeightsFigure("shape only", SAME, SAME, True, (2, 2), (1, 2, 2)),  # a size-1 axis too many
+    WeightsFigure("NaN only", SAME, ((None, None), (None, None)), True, (2, 2), (2, 2)),
+    WeightsFigure("invisible", SAME, ((0.4520, 0.2741), (0.2741, 0.4519)), True, (2, 2), (2, 2)),
+], ids=lambda f: f.title)
+def test_no_heatmap_pair_for_a_failure_the_heatmaps_cannot_show(figure):
+    assert '<img class="heatmap"' not in to_html(_weights_result(figure))
+
+
+def test_a_heatmap_pair_for_a_failure_it_shows_under_a_true_caption():
+    wrong = WeightsFigure("values", SAME, ((0.5, 0.5), (0.2741, 0.4519)), True, (2, 2), (2, 2))
+    page = to_html(_weights_result(wrong))
+    assert page.count('<img class="heatmap"') == 1 and "your result is wrong here" in page
+    right = WeightsFigure("the worked example", SAME, SAME, False, (2, 2), (2, 2))
+    page = to_html(_weights_result(right))
+    assert page.count('<img class="heatmap"') == 1 and "your result is right here" in page
+
+
+def test_the_page_shows_a_few_cases_the_others_counted_and_the_tolerance_once():
+    from tests.autograder.report.test_cases import question, same_way_tests, wrong
+    from autograder.report.chosen import SHOWN_CASES
+
+    tests = [*same_way_tests(3 * SHOWN_CASES), *(TestResult(f"test_part{i}", t.question, 1.0, "Another output.", FAILED,
+                                                             wrong(i, size=20 + i), "mismatch") for i, t in enumerate(same_way_tests(2)))]
+    page = to_html(GradeResult("hw", "x.py", (question(*tests),), 5.0, 0.0, 0.0))
+    failures = page[page.index("<ul>"):page.index("</ul>")]
+    assert failures.count("<li>") <= SHOWN_CASES + 1 and "more tests fail" in failures
+    assert page.count("rtol=") == 1
+    verbose = to_html(GradeResult("hw", "x.py", (question(*tests),), 5.0, 0.0, 0.0), verbose=True)
+    assert verbose.count("<li>") == len(tests)
