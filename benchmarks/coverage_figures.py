@@ -87,9 +87,11 @@ def assignment_rows(outcomes, labels: dict, labelled: bool) -> list[str]:
         spared = sum(1 for o in group for q, lost in o.lost.items() if q not in o.buggy and lost == 0)
         others = sum(1 for o in group for q in o.lost if q not in o.buggy)
         figure = f"named {len(named)}" if labelled else f"diagnosed {len(diagnosed)}"
+        median, longest = median_lines(group)
         rows.append(f"  {assignment:<22} caught {len(caught)}/{len(buggy)}; {figure}/{len(buggy)}; "
                     f"condition/relation only {len(only_stated)}; nothing {len(caught) - len(diagnosed) - len(only_stated)}; "
-                    f"other questions spared {spared}/{others}; correct files clean {len(clean)}/{len(correct)}")
+                    f"other questions spared {spared}/{others}; correct files clean {len(clean)}/{len(correct)}; "
+                    f"one-bug report lines median {median:g}, longest {longest}")
     return rows
 
 

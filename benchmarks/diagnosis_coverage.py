@@ -22,9 +22,12 @@ included), on several seeds. Printed figures:
 - score spread: the largest difference of one entry's score across seeds, against the
   weight of the heaviest single test.
 
+- report lines: the printed lines of a one-bug entry's failed question (its line, diagnosis,
+  cases, counts, tolerance), median and longest, per assignment and for the corpus.
+
 Targets (the fairness issue): named >= 70 % of the buggy functions, no diagnosis on a
-correct entry, nothing charged elsewhere, spread within one test's weight. The exit
-status is 1 when a target is missed.
+correct entry, nothing charged elsewhere, spread within one test's weight, a median report
+of at most 10 lines. The exit status is 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ from autograder.sandbox.spares import keep_spares  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "fresh_mistakes"
 NAMED_TARGET = 0.70
+#: The issue's bound on the median report of a one-bug submission (its failed question's lines, as printed).
+MEDIAN_LINES_TARGET = 10
 #: Seeds of the runs; each entry is graded once per seed.
 BASE_SEED = 1000
 
@@ -159,7 +164,8 @@ def main(argv=None) -> int:
         print("\n".join(unlabelled_listing(outcomes)))
     print("\nper assignment:\n" + "\n".join(assignment_rows(outcomes, labels, labelled)))
     median, longest = median_lines(outcomes)
-    print(f"report lines of a one-bug submission's failed question: median {median:g}, longest {longest}")
+    print(f"report lines of a one-bug submission's failed question in {args.corpus.name}: median {median:g}, longest "
+          f"{longest} (target <= {MEDIAN_LINES_TARGET})")
     spread_bad = [o for o in outcomes if o.spread > o.heaviest + 1e-9]
     buggy = max(totals["buggy"], 1)
     print(f"\n{len(outcomes)} entries x {args.seeds} seeds")
@@ -174,7 +180,8 @@ def main(argv=None) -> int:
     print(f"entries whose score varies by more than one test across seeds: {len(spread_bad)}"
           + "".join(f"\n  {o.file}: scores {o.scores}" for o in spread_bad))
     named_share = totals["named"] / buggy if labelled else 1.0  # without labels "named" is for a reader to judge
-    missed = named_share < NAMED_TARGET or totals["ok_clean"] < totals["ok"] or totals["charged"] or spread_bad
+    missed = (named_share < NAMED_TARGET or totals["ok_clean"] < totals["ok"] or totals["charged"] or spread_bad
+              or median > MEDIAN_LINES_TARGET)
     return 1 if missed else 0
 
 

@@ -92,6 +92,12 @@ def test_failures_of_other_outputs_are_shown_first_and_those_left_out_counted_as
     assert _counted(summary, "the same way") == cases.same and _counted(summary, "differently") == cases.other
 
 
+def test_a_traceback_from_the_same_place_is_shown_once_whatever_test_raised_it():
+    tests = [failed(f"test_{i}", msg("{what}: {problem}", what=f"call {i}", problem=TRACE.format(i + 3))) for i in range(4)]
+    lines = question_feedback(question(*tests))
+    assert sum("Traceback" in line for line in lines) == 1 and lines[-1] == f"- {len(tests) - 1} more tests fail the same way"
+
+
 def test_the_same_problem_on_many_tests_is_printed_once_with_its_count():
     in_place = msg("the call changed its argument {argument} in place", argument="x")
     tests = [failed(f"test_{i}", msg("{what}: {problem}", what=f"call {i}", problem=in_place), kind="contract")

@@ -183,6 +183,8 @@ def test_a_heatmap_pair_for_a_failure_it_shows_under_a_true_caption():
     wrong = WeightsFigure("values", SAME, ((0.5, 0.5), (0.2741, 0.4519)), True, (2, 2), (2, 2))
     page = to_html(_weights_result(wrong))
     assert page.count('<img class="heatmap"') == 1 and "your result is wrong here" in page
+    some_nan = WeightsFigure("NaN where a key is masked", SAME, ((None, 0.2741), (0.2741, 0.4519)), True, (2, 2), (2, 2))
+    assert to_html(_weights_result(some_nan)).count('<img class="heatmap"') == 1  # grey where it is NaN: it shows
     right = WeightsFigure("the worked example", SAME, SAME, False, (2, 2), (2, 2))
     page = to_html(_weights_result(right))
     assert page.count('<img class="heatmap"') == 1 and "your result is right here" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import html
 import json
 import re
@@ -339,3 +340,24 @@ def test_numbers_in_the_json_reports_are_rounded_to_the_scores_decimals():
     record = json.loads(to_json(result))
     assert record["penalties"][0]["fraction"] == round(fraction, SCORE_DECIMALS)
     assert record["questions"][0]["tests"][1]["weight"] == round(1 / 3, SCORE_DECIMALS)
+
+
+#: The issue's bound on a one-bug submission's report (its failed question's block, as printed).
+ONE_BUG_LINES = 10
+
+
+def test_a_graded_one_bug_report_is_as_long_as_its_record_says_and_short(sample_results):
+    from autograder.report.cases import failing_cases
+    from autograder.report.text import question_diagnoses
+
+    result = sample_results["chen"]  # one bug: the scores are not scaled
+    text = to_text(result).splitlines()
+    for question in (q for q in result.questions if q.failed_tests):
+        start = next(i for i, line in enumerate(text) if line.startswith("FAIL") and f"Q{question.number} " in line)
+        block = list(itertools.takewhile(lambda line: line.startswith(" "), text[start + 1:]))
+        cases = failing_cases(question.failed_tests)
+        printed = sum(str(case.message).count("\n") + 1 for case in cases.shown)
+        carried = any(t.passed and t.carried_from for t in question.tests)
+        assert len(block) == len(question_diagnoses(question)) + printed + bool(cases.same or cases.other) + carried
+        assert 1 + len(block) <= ONE_BUG_LINES
+        assert len(question.failed_tests) == sum(len(c.tests) for c in cases.shown) + cases.same + cases.other
