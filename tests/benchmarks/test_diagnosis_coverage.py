@@ -47,3 +47,28 @@ def test_no_right_function_loses_points_for_a_bug_elsewhere(graded):
 def test_correct_code_in_unusual_styles_keeps_full_marks_and_gets_no_diagnosis(graded):
     correct = [o for o, _ in graded if not o.buggy]
     assert correct and all(not any(o.lost.values()) and not any(o.diagnoses.values()) for o in correct)
+
+
+def test_the_one_bug_report_lines_are_printed_per_assignment_and_counted_as_printed(graded):
+    from autograder.grade.api import grade_submission
+    from autograder.report.text import to_text
+
+    figures = benchmark_script("coverage_figures")
+    outcomes = [outcome for outcome, _ in graded]
+    rows = figures.assignment_rows(outcomes, {}, False)
+    for assignment, group in figures.by_assignment(outcomes).items():
+        median, longest = figures.median_lines(group)
+        row = next(row for row in rows if row.split()[0] == assignment)
+        assert row.endswith(f"one-bug report lines median {median:g}, longest {longest}")
+    entry = next(e for e in yaml.safe_load((HELD_OUT / "manifest.yml").read_text(encoding="utf-8"))
+                 if len(e.get("buggy_functions") or ()) == 1)
+    result = grade_submission(load_course(), entry["assignment"], HELD_OUT / entry["file"], seed=SEED)
+    buggy = set(entry["buggy_functions"])
+    text = to_text(result).splitlines()  # what the student reads: the failed question's block as printed
+    counted = 0
+    for question in (q for q in result.questions if q.function in buggy and q.score < q.points):
+        start = next(i for i, line in enumerate(text) if line.startswith("FAIL") and f"Q{question.number} " in line)
+        rest = text[start + 1:]
+        block = 1 + next((i for i, line in enumerate(rest) if not line.startswith(" ")), len(rest))
+        counted += block + any(line.startswith("Tolerance") for line in text)  # the report's tolerance line
+    assert counted > 0 and figures.report_lines(result, buggy) == counted
