@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pickle
 
+import re
+
 import numpy as np
 import pytest
 
@@ -292,3 +294,13 @@ def test_an_in_place_write_with_right_values_is_a_contract_failure():
     listed = CallOutcome(x, mutated=("0",))  # the right values, and its argument written in place
     judged = judge(None, TOL, "softmax", SOFTMAX_ARGS, SOFTMAX_KWARGS, listed)
     assert judged.contract and not judged.right
+
+
+def test_an_estimate_outside_sampling_error_never_reads_like_the_expected_one():
+    from autograder.grade.estimates import _within_sampling_error
+    from autograder.grade.expect import CheckFailed as Failed
+
+    with pytest.raises(Failed) as failure:
+        _within_sampling_error((0.36549,), (0.36551,), (1e-7,), lambda part: "the mean norm")
+    shown = re.search(r"within sampling error of (\S+) .*got (\S+)$", str(failure.value.student_message))
+    assert shown.group(1) != shown.group(2), failure.value.student_message
