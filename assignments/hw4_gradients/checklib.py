@@ -40,11 +40,24 @@ def _describe(value) -> str:
     return f"{type(value).__name__}, dtype {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
 
 
+#: Significant digits of a number in a failure, and the most shown to tell two apart that read alike with fewer.
+DIGITS, MAX_DIGITS = 4, 12
+
+
+def distinct(expected, got) -> dict:
+    """The facts ``expected`` and ``got`` with :data:`DIGITS` significant digits, more when those read the same."""
+    for digits in range(DIGITS, MAX_DIGITS + 1):
+        shown = {"expected": f"{expected:.{digits}g}", "got": f"{got:.{digits}g}"}
+        if shown["expected"] != shown["got"]:
+            break
+    return shown
+
+
 def first_mismatch(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> dict:
     """Where ``actual`` first differs from ``expected``: the facts ``index``, ``expected`` and ``got``."""
     bad = ~np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return {"index": str(index), "expected": f"{expected[index]:.4g}", "got": f"{actual[index]:.4g}"}
+    return {"index": str(index), **distinct(expected[index], actual[index])}
 
 
 def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = ATOL) -> None:
@@ -64,8 +77,7 @@ def expect_array(actual, expected, name: str, rtol: float = RTOL, atol: float = 
     if expected.dtype == np.bool_ and actual.dtype != np.bool_:
         raise CheckFailed(N_("{name}: expected a boolean array, got dtype {got}"), name=name, got=str(actual.dtype))
     if actual.ndim == 0 and not np.isclose(actual, expected, rtol=rtol, atol=atol):
-        raise CheckFailed(N_("{name}: expected {expected}, got {got}"), name=name, expected=f"{expected[()]:.4g}",
-                          got=f"{actual[()]:.4g}")
+        raise CheckFailed(N_("{name}: expected {expected}, got {got}"), name=name, **distinct(expected[()], actual[()]))
     if expected.dtype.kind == "f" and not np.all(np.isfinite(actual)):
         raise CheckFailed(N_("{name}: holds NaN or inf at index {index}: expected {expected}, got {got}"), name=name,
                           **first_mismatch(actual, expected, rtol, atol))
