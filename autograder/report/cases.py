@@ -7,13 +7,14 @@ case shown once with their count. :func:`failing_cases` keeps at most
 failing, another test), and counts the others: those that fail the *same way* as a case shown
 (the same kind of failure, of the same output, with the same diagnoses) apart from those that
 fail otherwise. The tolerance of a comparison is a fact of its own in the message
-(:mod:`autograder.judge.messages`): when the cases shown share one, it is taken out of their
-lines, for the report to say it once. Everything here is a pure function of the record.
+(:mod:`autograder.judge.messages`): the one most cases shown use is taken out of their lines,
+for the report to say it once; a case compared with another (float32 input) keeps its own. Everything here is a pure function of the record.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from autograder.i18n import Message
@@ -49,7 +50,8 @@ class Cases:
     other : int
         Further failed tests that fail otherwise.
     tolerances : tuple of (str, str)
-        The ``(rtol, atol)`` taken out of the shown messages (at most one), for the report to say once.
+        The ``(rtol, atol)`` taken out of the shown messages (at most one: the one most of them use; a case
+        compared with another keeps its own in its line), for the report to say once.
     """
 
     shown: tuple[Case, ...]
@@ -62,17 +64,22 @@ def _is_tolerance(value) -> bool:
     return isinstance(value, Message) and set(value.facts) == TOLERANCE_FACTS
 
 
-def without_tolerance(message: Message | str) -> tuple[Message | str, frozenset]:
-    """``message`` with every tolerance in it taken out, and the ``(rtol, atol)`` taken (a text stays as it is)."""
+def _tolerance(value) -> tuple[str, str]:
+    return str(value.facts["rtol"]), str(value.facts["atol"])
+
+
+def without_tolerance(message: Message | str, only: tuple[str, str] | None = None) -> tuple[Message | str, frozenset]:
+    """``message`` with every tolerance in it (or every one equal to ``only``) taken out, and the ``(rtol, atol)``
+    taken (a text stays as it is)."""
     if not isinstance(message, Message):
         return message, frozenset()
     facts, taken = {}, set()
     for name, value in message.facts.items():
-        if _is_tolerance(value):
+        if _is_tolerance(value) and only in (None, _tolerance(value)):
             facts[name] = ""
-            taken.add((str(value.facts["rtol"]), str(value.facts["atol"])))
+            taken.add(_tolerance(value))
         else:
-            facts[name], inner = without_tolerance(value)
+            facts[name], inner = without_tolerance(value, only)
             taken |= inner
     return (Message(message.msgid, facts, message.plural), frozenset(taken)) if taken else (message, frozenset())
 
@@ -144,9 +151,15 @@ def _pick(groups: list[list], shown: int) -> list[int]:
     return sorted(picked)
 
 
-def _case(group: list, strip: bool) -> Case:
+def _case(group: list, strip: tuple[str, str] | None) -> Case:
     message = group[0].message if len(group) == 1 else problem(group[0].message)
-    return Case(tuple(group), without_tolerance(message)[0] if strip else message)
+    return Case(tuple(group), without_tolerance(message, strip)[0] if strip else message)
+
+
+def _main_tolerance(groups: list[list]) -> tuple[str, str] | None:
+    """The tolerance most of ``groups`` (the cases shown) are compared with (the first of equals); None for none."""
+    counts: Counter = Counter(t for group in groups for t in without_tolerance(group[0].message)[1])
+    return max(counts, key=counts.__getitem__) if counts else None
 
 
 def failing_cases(tests, verbose: bool = False, shown: int = SHOWN_CASES) -> Cases:
@@ -164,15 +177,14 @@ def failing_cases(tests, verbose: bool = False, shown: int = SHOWN_CASES) -> Cas
     Returns
     -------
     Cases
-        The cases shown (their tolerance taken out when they share one), and how many tests more fail, the
-        same way as a case shown or otherwise.
+        The cases shown (the tolerance most use taken out), and how many tests more fail, the same way as a
+        case shown or otherwise.
     """
     groups = grouped(tests)
     picked = list(range(len(groups))) if verbose else _pick(groups, shown)
     kept = [groups[i] for i in picked]
-    taken = frozenset().union(*(without_tolerance(group[0].message)[1] for group in kept))
-    strip = len(taken) == 1
+    main = _main_tolerance(kept)
     ways = {failure_way(test) for group in kept for test in group}
     rest = [test for i, group in enumerate(groups) if i not in picked for test in group]
     same = sum(failure_way(test) in ways for test in rest)
-    return Cases(tuple(_case(group, strip) for group in kept), same, len(rest) - same, tuple(taken) if strip else ())
+    return Cases(tuple(_case(group, main) for group in kept), same, len(rest) - same, (main,) if main else ())

@@ -119,10 +119,12 @@ def test_the_tolerance_is_said_once_per_question_and_once_per_report_when_every_
     assert report.count(tolerance) == 1 and report.count(f"rtol={LOOSE.rtol:g}, atol={LOOSE.atol:g}") == 1
 
 
-def test_cases_with_different_tolerances_keep_each_their_own():
-    tests = [failed("test_a", wrong(0)), failed("test_b", wrong(1, tol=LOOSE))]
+def test_a_case_compared_with_another_tolerance_keeps_its_own_and_each_tolerance_is_said_once():
+    tests = [failed("test_a", wrong(0)), failed("test_b", wrong(1, tol=LOOSE)), failed("test_c", wrong(2, size=6))]
     lines = question_feedback(question(*tests))
-    assert sum("rtol=" in line for line in lines) == len(tests) and not any(line.startswith("Tolerance") for line in lines)
+    loose, usual = f"rtol={LOOSE.rtol:g}, atol={LOOSE.atol:g}", f"rtol={TOL.rtol:g}, atol={TOL.atol:g}"
+    assert sum(loose in line for line in lines) == 1 and loose in next(line for line in lines if "checks test_b" in line)
+    assert sum(usual in line for line in lines) == 1 and lines[-1].startswith("Tolerance") and usual in lines[-1]
 
 
 def test_verbose_shows_every_failing_case_and_counts_none():
