@@ -79,6 +79,7 @@ KIT_MODULES = (
     "autograder/grade/record.py",
     "autograder/report/text.py",
     "autograder/report/chosen.py",
+    "autograder/report/cases.py",
     "autograder/grade/result.py",
     "autograder/grade/run.py",
     "autograder/grade/static_check.py",
