@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.confirm import confirmed
 from autograder.diagnose.localise import localisation
 from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
@@ -35,12 +36,13 @@ Finder = Callable[[Case], list[Finding]]
 
 
 def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
-    """What the probes and then ``finders`` recognise in a failed call, most specific first."""
-    found = [finding for probe in PROBES for finding in probe(case)]
-    found += [finding for finder in finders for finding in finder(case)]
-    if not found:
-        found = [finding for probe in FALLBACK_PROBES for finding in probe(case)]
-    return found
+    """What the probes and then ``finders`` recognise in a failed call, most specific first: only the findings
+    that hold on the call's re-draws and agree with its localisation (:mod:`.confirm`)."""
+    found = [(finding, probe) for probe in (*PROBES, *finders) for finding in probe(case)]
+    kept = confirmed(case, found)
+    if not kept:
+        kept = confirmed(case, [(finding, probe) for probe in FALLBACK_PROBES for finding in probe(case)])
+    return kept
 
 
 def diagnose(case: Case, finders: Sequence[Finder] = ()) -> tuple[Diagnosis, ...]:

@@ -26,8 +26,10 @@ from autograder.judge.tolerance import Tolerance
 
 #: Most calls into the student's function one localisation makes.
 MAX_LOCALISE_CALLS = 6
-#: The budget of calls the localisation and the relations share (the relations' check of a size takes one).
-OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1
+#: Calls the confirmation of a named bug makes (its two re-draws).
+CONFIRM_CALLS = 2
+#: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
+OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
 #: Values are scaled by this to try small scores.
 SMALL_SCALE = 1e-2
 #: Tolerance floor when a variation is in float32.

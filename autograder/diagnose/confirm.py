@@ -1,0 +1,121 @@
+"""Keep a named bug only when it holds on re-drawn inputs and agrees with what the localisation says.
+
+A probe or a replayed mutant names a bug from one failed call; a coincidence on those very
+inputs (a square matrix where a transpose and a wrong axis give the same numbers, a size that
+makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the call twice,
+its float values permuted along their last axis by a fixed generator, and its named sizes cut
+by one, and keeps a finding only when, on every re-draw where the student is still wrong,
+the finder that named it names it again. A bug whose hint states a condition ("right for one
+example, wrong on batched input") is kept only when the localisation's variation of that
+condition applies to the failed call (:data:`CLAIMS`). The re-draws are fixed by the inputs, so every seed gives
+the same verdict on the same call.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding
+from autograder.errors import CallTimeout
+from autograder.judge.compare import Parts, same_values
+
+#: Seed of the generator that permutes the re-drawn values (fixed: the same call is re-drawn alike on every seed).
+REDRAW_SEED = 20250
+#: What a bug's hint claims, by the last part of its id: the localisation variation that must apply to the call.
+CLAIMS = {"no_batch_support": "unbatched", "mask_not_broadcast": "full_mask"}
+
+#: A finder: a failed call -> the findings it stands behind.
+Finder = Callable[[Case], list[Finding]]
+
+
+def _permuted(case: Case) -> dict | None:
+    """Each float array argument with its entries shuffled along its last axis (None when there is none)."""
+    rng = np.random.default_rng(REDRAW_SEED)
+    changes = {}
+    for name, value in case.arguments.items():
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.ndim and value.shape[-1] > 1:
+            order = rng.permuted(np.broadcast_to(np.arange(value.shape[-1]), value.shape), axis=-1)
+            changes[name] = np.ascontiguousarray(np.take_along_axis(value, order, axis=-1))
+    return changes or None
+
+
+def _cut_by_one(case: Case) -> dict | None:
+    """Every named size above 2 cut by one (None when nothing changes)."""
+    from autograder.diagnose.localise import _cut  # noqa: PLC0415  (the cut of sizes lives with the localisation)
+    from autograder.diagnose.vocabulary import call_sizes, frozen_axes  # noqa: PLC0415
+
+    frozen = frozen_axes(case.function)
+    sizes = call_sizes(case.function, case.arguments)
+    return _cut(case, {n: s - 1 for n, s in sizes.items() if s > 2 and n not in frozen})
+
+
+def redraws(case: Case) -> list[Case]:
+    """The failed call re-drawn (values permuted; sizes cut), as cases on which the student is still wrong."""
+    from autograder.diagnose.localise import OBSERVATION_CALLS  # noqa: PLC0415
+
+    found = []
+    for build in (_permuted, _cut_by_one):
+        if not case.calls_left(OBSERVATION_CALLS):
+            break
+        try:
+            changes = build(case)
+        except (ValueError, TypeError, IndexError):
+            changes = None
+        if not changes:
+            continue
+        expected = case.reference_with(**changes)
+        student = case.student_with(budget=OBSERVATION_CALLS, **changes) if isinstance(expected, Parts) else None
+        if student is None or same_values(student, expected, case.tol):
+            continue  # it raises, or is right there: this re-draw says nothing for or against a bug
+        args, kwargs = case.changed(**changes)
+        found.append(Case(case.function, args, kwargs, case.tol, expected, student, _shared_caller(case), case.dependencies))
+    return found
+
+
+def _shared_caller(case: Case):
+    """The student's function for a re-drawn case: not called again once any call of ``case`` hung."""
+    def call(*args, **kwargs):
+        if case.timed_out:
+            raise CallTimeout("an earlier call hung")
+        try:
+            return case.call_student(*args, **kwargs)
+        except CallTimeout:
+            case._timed_out = True  # noqa: SLF001  (one hang stops every later call of this failed call)
+            raise
+    return call
+
+
+def claim_holds(case: Case, bug_id: str) -> bool:
+    """Whether the failed call is of the kind a bug's hint speaks of (batched input for "wrong on batched input",
+    a mask smaller than the scores for "handles only a full-shape mask"): a hint never states what the call disproves."""
+    from autograder.diagnose import localise  # noqa: PLC0415  (localise imports the probes' helpers)
+
+    variation = CLAIMS.get(bug_id.rsplit(".", 1)[-1])
+    if variation is None:
+        return True
+    try:
+        return bool(dict(localise.VARIATIONS)[variation](case))
+    except (ValueError, TypeError, IndexError):
+        return False
+
+
+def confirmed(case: Case, found: Sequence[tuple[Finding, Finder]]) -> list[Finding]:
+    """The findings (each with the finder that named it) that hold on every re-draw and whose claim holds."""
+    if not found:
+        return []
+    again: dict[int, list[set[str]]] = {}
+    cases = None
+    kept = []
+    for finding, finder in found:
+        if not claim_holds(case, finding.id):
+            continue
+        if cases is None:
+            cases = redraws(case)
+        if id(finder) not in again:
+            again[id(finder)] = [{f.id for f in finder(other)} for other in cases]
+        if all(finding.id in ids for ids in again[id(finder)]):
+            kept.append(finding)
+    return kept
