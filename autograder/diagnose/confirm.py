@@ -24,8 +24,16 @@ from autograder.judge.compare import Parts, same_values
 
 #: Seed of the generator that permutes the re-drawn values (fixed: the same call is re-drawn alike on every seed).
 REDRAW_SEED = 20250
-#: What a bug's hint claims, by the last part of its id: the localisation variation that must apply to the call.
-CLAIMS = {"no_batch_support": "unbatched", "mask_not_broadcast": "full_mask"}
+#: What a bug's hint claims, by the last part of its id: (localisation variation, "applies" to the call, or the
+#: student is still "wrong" on it). Wrong on batched input: the call is batched, and giving every argument the
+#: batch axes does not make it right; a mask that must broadcast: the call's mask is smaller than the scores;
+#: masked scores made NaN: not a matter of their size.
+CLAIMS = {
+    "no_batch_support": (("unbatched", "applies"), ("full_batch", "wrong")),
+    "no_keepdims": (("full_batch", "wrong"),),
+    "mask_not_broadcast": (("full_mask", "applies"),),
+    "mask_nan": (("small_values", "wrong"),),
+}
 
 #: A finder: a failed call -> the findings it stands behind.
 Finder = Callable[[Case], list[Finding]]
@@ -88,18 +96,28 @@ def _shared_caller(case: Case):
     return call
 
 
-def claim_holds(case: Case, bug_id: str) -> bool:
-    """Whether the failed call is of the kind a bug's hint speaks of (batched input for "wrong on batched input",
-    a mask smaller than the scores for "handles only a full-shape mask"): a hint never states what the call disproves."""
+def _holds(case: Case, variation: str, needed: str) -> bool:
+    """``"applies"``: the variation applies to the call; ``"wrong"``: where it applies, the student is still wrong."""
     from autograder.diagnose import localise  # noqa: PLC0415  (localise imports the probes' helpers)
 
-    variation = CLAIMS.get(bug_id.rsplit(".", 1)[-1])
-    if variation is None:
-        return True
     try:
-        return bool(dict(localise.VARIATIONS)[variation](case))
+        built = dict(localise.VARIATIONS)[variation](case)
     except (ValueError, TypeError, IndexError):
-        return False
+        built = None
+    if needed == "applies" or not built:
+        return bool(built) or needed == "wrong"
+    _facts, changes = built
+    expected = case.reference_with(**changes)
+    if not isinstance(expected, Parts) or not case.calls_left(localise.OBSERVATION_CALLS):
+        return True  # nothing to compare with: no evidence against the bug
+    answer = case.student_with(budget=localise.OBSERVATION_CALLS, **changes)
+    return answer is None or not same_values(answer, expected, localise._tolerance(case, changes))  # noqa: SLF001
+
+
+def claim_holds(case: Case, bug_id: str) -> bool:
+    """Whether the failed call is of the kind a bug's hint speaks of, and fails where the hint says it does
+    (:data:`CLAIMS`): a hint never states what the call disproves."""
+    return all(_holds(case, variation, needed) for variation, needed in CLAIMS.get(bug_id.rsplit(".", 1)[-1], ()))
 
 
 def confirmed(case: Case, found: Sequence[tuple[Finding, Finder]]) -> list[Finding]:

@@ -26,8 +26,8 @@ from autograder.judge.tolerance import Tolerance
 
 #: Most calls into the student's function one localisation makes.
 MAX_LOCALISE_CALLS = 6
-#: Calls the confirmation of a named bug makes (its two re-draws).
-CONFIRM_CALLS = 2
+#: Calls the confirmation of a named bug makes (its two re-draws and the checks of what its hint states).
+CONFIRM_CALLS = 4
 #: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
 OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
 #: Values are scaled by this to try small scores.

@@ -13,6 +13,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
+from autograder.diagnose.relate import axis_order
 from autograder.judge.compare import Parts, Raised, same_values
 from autograder.inputs import RngSeed
 
@@ -131,6 +132,8 @@ def right_on_the_last_axis_only(case: Case) -> list[Finding]:
     if any(part.ndim != ndim for part in answer.arrays):
         return []
     back = Parts(case.reference.is_tuple, tuple(np.moveaxis(part, -1, axis) for part in answer.arrays))
+    if any(axis_order(s, e) is not None for s, e in zip(getattr(case.student, "arrays", ()), case.reference.arrays)):
+        return []  # the right values with the axes in another order: the axis was moved and not moved back
     return own(case.function, "no_keepdims") if case.matches_reference(back) else []
 
 

@@ -221,4 +221,13 @@ def overflow(case: Case) -> list[Finding]:
     broken = ~np.isfinite(weights) & np.isfinite(expected)
     if case.explains(with_softmax(case, global_shift), only_part=located[0]):
         return []  # one global maximum gives these values too: this call does not tell which shift is missing
-    return own(case.function, "no_max_shift") if large and broken.any() else []
+    if not (large and broken.any()):
+        return []
+    unshifted_parts = with_softmax(case, unshifted)
+    if not isinstance(unshifted_parts, Parts):
+        return []
+    without = np.asarray(unshifted_parts.arrays[located[0]])
+    overflowed = ~np.isfinite(without) & np.isfinite(expected) if without.shape == expected.shape else None
+    if overflowed is None or not overflowed.any() or np.any(overflowed & ~broken):
+        return []  # a softmax without the shift breaks entries the student has right: another cause breaks these
+    return own(case.function, "no_max_shift")
