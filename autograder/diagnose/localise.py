@@ -40,6 +40,7 @@ SMALLEST_COMMON = 2
 #: What a variation on which the student is right says, by variation (the catalog's sentences).
 RIGHT_WHEN = {
     "unbatched": N_("right on the same inputs without batch axes, wrong as soon as batch axes are added"),
+    "batched": N_("right once a batch axis is added to the same inputs, wrong on inputs without batch axes"),
     "full_batch": N_("right when every argument has the batch axes, wrong when only some of them do"),
     "equal_sizes": N_("right when the sizes {sizes} are made equal, wrong when they differ"),
     "distinct_sizes": N_("right when the sizes {sizes} all differ, wrong when some are equal"),
@@ -48,11 +49,13 @@ RIGHT_WHEN = {
     "full_mask": N_("right when the mask has the full shape {shape}, wrong when it must broadcast from {given}"),
     "no_mask": N_("right without a mask, wrong with one"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
+    "count_two": N_("right when {name} = 2, wrong when it is {value}"),
     "same_argument": N_("right when {other} is the same array as {one}, wrong when they differ"),
 }
 #: What a variation on which the student is still wrong rules out.
 STILL_WRONG = {
     "unbatched": N_("without batch axes"),
+    "batched": N_("with a batch axis added"),
     "full_batch": N_("with batch axes in every argument"),
     "equal_sizes": N_("with the sizes {sizes} equal"),
     "distinct_sizes": N_("with the sizes {sizes} all different"),
@@ -61,6 +64,7 @@ STILL_WRONG = {
     "full_mask": N_("with the mask in its full shape"),
     "no_mask": N_("without a mask"),
     "count_one": N_("with {name} = 1"),
+    "count_two": N_("with {name} = 2"),
     "same_argument": N_("with {other} the same array as {one}"),
 }
 
@@ -90,6 +94,18 @@ def unbatched(case: Case) -> tuple[dict, dict] | None:
     core = {name: value.shape[value.ndim - case.contract.core_ndim_of(name):] for name, value in batched.items()}
     return {}, {name: np.ascontiguousarray(np.broadcast_to(value, tuple(batch) + core[name])[index])
                 for name, value in batched.items()}
+
+
+def batched(case: Case) -> tuple[dict, dict] | None:
+    """The call without batch axes given one: every argument that may have them stacked twice (when none has)."""
+    batch, _ = batched_arguments(case)
+    shapes = argument_shapes(case.function)
+    candidates = {n: v for n, v in case.arguments.items() if isinstance(v, np.ndarray) and v.ndim
+                  and case.contract.core_ndim_of(n) is not None and n in shapes and shapes[n].batched
+                  and not shapes[n].mask}
+    if batch or not candidates:
+        return None
+    return {}, {n: np.ascontiguousarray(np.stack([v, v])) for n, v in candidates.items()}
 
 
 def full_batch(case: Case) -> tuple[dict, dict] | None:
@@ -245,6 +261,14 @@ def counts_to_one(case: Case) -> list[tuple[dict, dict]]:
             and arguments[name] > 1]
 
 
+def counts_to_two(case: Case) -> list[tuple[dict, dict]]:
+    """Each integer argument above 2 set to 2, one at a time (the smallest count where pairs already interact)."""
+    arguments = case.arguments
+    return [({"name": name, "value": str(arguments[name])}, {name: 2}) for name in integer_arguments(case.function)
+            if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)
+            and arguments[name] > 2]
+
+
 def same_arguments(case: Case) -> list[tuple[dict, dict]]:
     """Each array argument replaced by an earlier one whose documented axes differ from its own in one name only
     (keys and values from the queries' sequence, say)."""
@@ -261,9 +285,10 @@ def same_arguments(case: Case) -> list[tuple[dict, dict]]:
 
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
-    ("unbatched", unbatched), ("full_batch", full_batch), ("full_mask", full_mask), ("distinct_sizes", distinct_sizes),
-    ("equal_sizes", equal_sizes), ("other_dtype", other_dtype), ("small_values", small_values), ("no_mask", no_mask),
-    ("count_one", counts_to_one), ("same_argument", same_arguments),
+    ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched), ("full_mask", full_mask),
+    ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
+    ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
+    ("same_argument", same_arguments),
 )
 
 

@@ -1,0 +1,92 @@
+"""A named bug is shown only when it holds on the call's re-draws and what its hint states is true of the call."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import attn_reference
+from autograder.diagnose.confirm import claim_holds, confirmed, redraws
+from autograder.diagnose.diagnosis import diagnose
+from autograder.diagnose.probes import calls, softmax
+from autograder.diagnose.probes.finding import Finding
+from tests.autograder.diagnose.test_diagnosis import case_of, normal, softmax_along
+
+ANY_BUG = "softmax.not_normalized"
+
+
+def unnormalised(x, axis=-1):
+    return np.exp(x - np.max(x, axis=axis, keepdims=True))
+
+
+def test_a_finding_that_only_these_inputs_support_is_dropped_and_one_every_redraw_supports_is_kept():
+    case = case_of("softmax", (normal((3, 5), 1),), student=unnormalised)
+    original = case.arguments["x"].copy()
+
+    def on_these_inputs_only(other):  # a coincidence of this very call
+        return [Finding(ANY_BUG)] if np.array_equal(other.arguments["x"], original) else []
+
+    def on_every_call(other):
+        return [Finding(ANY_BUG)]
+
+    assert redraws(case), "the call is re-drawn"
+    assert confirmed(case, [(Finding(ANY_BUG), on_these_inputs_only)]) == []
+    assert confirmed(case, [(Finding(ANY_BUG), on_every_call)]) == [Finding(ANY_BUG)]
+
+
+def test_the_redraws_of_a_call_are_the_same_on_every_run():
+    first = [c.arguments["x"] for c in redraws(case_of("softmax", (normal((3, 5), 1),), student=unnormalised))]
+    again = [c.arguments["x"] for c in redraws(case_of("softmax", (normal((3, 5), 1),), student=unnormalised))]
+    assert len(first) == len(again) and all(np.array_equal(a, b) for a, b in zip(first, again))
+
+
+def additive_source_axis_at_one(s, H, W_a, U_a, v_a):  # np.expand_dims(.., 1): right only for a 2-D s
+    decoder = np.expand_dims(s @ W_a.T, 1)
+    return np.tanh(decoder + H @ U_a.T) @ v_a
+
+
+def additive_arguments(batch=()):
+    return normal(batch + (3,), 1), normal(batch + (6, 4), 2), normal((5, 3), 3), normal((5, 4), 4), normal((5,), 5)
+
+
+def test_wrong_on_batched_input_is_never_said_of_a_call_without_batch_axes():
+    unbatched = case_of("additive_score", additive_arguments(), student=additive_source_axis_at_one)
+    assert not claim_holds(unbatched, "additive.no_batch_support")
+    assert "additive.no_batch_support" not in {d.id for d in diagnose(unbatched)}
+    batched = case_of("additive_score", additive_arguments((2, 3)), student=additive_source_axis_at_one)
+    assert claim_holds(batched, "additive.no_batch_support")
+    assert claim_holds(unbatched, "additive.missing_tanh")  # a hint that states no condition
+
+
+def test_moved_axes_are_not_blamed_on_keepdims_but_a_missing_keepdims_is():
+    def moved_not_restored(x, axis=-1):
+        return softmax_along(np.moveaxis(x, axis, -1))
+
+    def without_keepdims(x, axis=-1):
+        e = np.exp(x - np.expand_dims(np.max(x, axis=axis), -1))
+        return e / np.expand_dims(np.sum(e, axis=axis), -1)
+
+    x = normal((4, 4), 1)
+    assert calls.right_on_the_last_axis_only(case_of("softmax", (x,), {"axis": 0}, student=moved_not_restored)) == []
+    said = diagnose(case_of("softmax", (x,), {"axis": 0}, student=moved_not_restored))
+    assert [d.id for d in said][:1] == ["observed.relation"] and "transposed" in said[0].hint
+    found = calls.right_on_the_last_axis_only(case_of("softmax", (x,), {"axis": 0}, student=without_keepdims))
+    assert [f.id for f in found] == ["softmax.no_keepdims"]
+
+
+def test_non_finite_weights_of_another_cause_are_not_blamed_on_a_missing_shift():
+    def shift_by_largest_magnitude(x, axis=-1):
+        e = np.exp(x - np.max(np.abs(x)))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    def no_shift(x, axis=-1):
+        return np.exp(x) / np.sum(np.exp(x), axis=axis, keepdims=True)
+
+    x = normal((3, 4), 2, 1.0) + np.array([[0.0], [-2000.0], [2000.0]])  # rows far below and far above the rest
+    assert softmax.overflow(case_of("softmax", (x,), student=shift_by_largest_magnitude)) == []
+    assert [f.id for f in softmax.overflow(case_of("softmax", (x,), student=no_shift))] == ["softmax.no_max_shift"]
+
+
+def test_a_right_function_gets_no_diagnosis_and_no_redraw_is_needed():
+    case = case_of("softmax", (normal((3, 5), 1),), student=attn_reference.softmax)
+    assert diagnose(case) == ()
+    assert redraws(case) == []  # right on every re-draw: nothing there is evidence of a bug
