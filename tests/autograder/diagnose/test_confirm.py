@@ -81,9 +81,11 @@ def test_non_finite_weights_of_another_cause_are_not_blamed_on_a_missing_shift()
     def no_shift(x, axis=-1):
         return np.exp(x) / np.sum(np.exp(x), axis=axis, keepdims=True)
 
-    x = normal((3, 4), 2, 1.0) + np.array([[0.0], [-2000.0], [2000.0]])  # rows far below and far above the rest
+    x = normal((3, 4), 2, 1.0) + np.array([[0.0], [-2000.0], [-1000.0]])  # rows far below the first
     assert softmax.overflow(case_of("softmax", (x,), student=shift_by_largest_magnitude)) == []
-    assert [f.id for f in softmax.overflow(case_of("softmax", (x,), student=no_shift))] == ["softmax.no_max_shift"]
+    large = normal((2, 4), 3, 1.0) + np.array([[0.0], [2000.0]])  # one row far above: only an unshifted exp overflows
+    assert [f.id for f in softmax.overflow(case_of("softmax", (large,), student=no_shift))] == ["softmax.no_max_shift"]
+    assert softmax.overflow(case_of("softmax", (large,), student=attn_reference.softmax)) == []
 
 
 def test_a_right_function_gets_no_diagnosis_and_no_redraw_is_needed():
