@@ -22,7 +22,7 @@ import numpy as np
 from autograder.diagnose.case import Case
 from autograder.diagnose.phrases import axis_of
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes
-from autograder.i18n import Message, msg
+from autograder.i18n import Message, N_, msg
 from autograder.judge.compare import Parts, reference_signature
 
 
@@ -80,6 +80,10 @@ def argument_relation(case: Case, student: np.ndarray, expected: np.ndarray, axe
                     return msg("it is the expected one divided by {argument}, entry by entry", argument=name)
                 if close(s, e * value):
                     return msg("it is the expected one times {argument}, entry by entry", argument=name)
+                for sign, text in ((1.0, N_("it is the expected one plus {argument}")),
+                                   (-1.0, N_("it is the expected one minus {argument}"))):
+                    if close(s, e + sign * value):
+                        return Message(text, {"argument": name})
                 term = (s - e) / value
                 for axis in range(-e.ndim, 0):
                     if np.any(np.abs(term) > 1e-9) and _constant_along(term, axis, close):

@@ -141,3 +141,23 @@ def test_a_count_above_which_it_fails_is_localised_at_two():
     case = case_of("softmax_gradient_norm", (8, 6, 5, RngSeed(3)), student=spectral_norm)
     said = localisation(case)
     assert "right when n_keys = 2, wrong when it is 6" in said
+
+
+def test_a_function_wrong_only_with_axes_of_size_one_is_localised_so():
+    def squeezed(s, H):
+        return np.squeeze(attn_reference.dot_score(s, H))
+
+    s, H = normal((1, 4), 1), normal((1, 7, 4), 2)
+    said = localisation(case_of("dot_score", (s, H), student=squeezed))
+    assert said == ("Where it fails: right once every axis of size 1 is made of size 2, wrong with the axes of size 1 "
+                    "of s (1, 4), H (1, 7, 4).")
+    assert diagnose(case_of("dot_score", (s, H), student=attn_reference.dot_score)) == ()
+
+
+def test_a_term_that_is_an_argument_is_named_by_that_argument():
+    def minus_dA(A, dA, axis=-1):
+        return reference_softmax_backward(A, dA, axis) - dA
+
+    said = relation(case_of("softmax_backward", weights_and_gradient(), student=minus_dA))
+    assert said == "dS: it is the expected one minus dA"
+    assert diagnose(case_of("softmax_backward", weights_and_gradient(), student=reference_softmax_backward)) == ()
