@@ -2,13 +2,13 @@
 
 A probe or a replayed mutant names a bug from one failed call; a coincidence on those very
 inputs (a square matrix where a transpose and a wrong axis give the same numbers, a size that
-makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the call twice,
-its float values permuted along their last axis by a fixed generator, and its named sizes cut
-by one, and keeps a finding only when, on every re-draw where the student is still wrong,
-the finder that named it names it again. A bug whose hint states a condition ("right for one
-example, wrong on batched input") is kept only when the localisation's variation of that
-condition applies to the failed call (:data:`CLAIMS`). The re-draws are fixed by the inputs, so every seed gives
-the same verdict on the same call.
+makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the call twice:
+the positions along each named size shuffled alike in every argument by a fixed generator (an
+undocumented array along its last axis), and every named size cut by one. It keeps a finding
+only when, on every re-draw where the student is still wrong, the finder that named it names
+it again. A bug whose hint states a condition ("right for one example, wrong on batched
+input") is kept only when that condition applies (:data:`CLAIMS`). The re-draws are fixed by
+the inputs, so every seed gives the same verdict on the same call.
 """
 
 from __future__ import annotations
@@ -40,13 +40,29 @@ Finder = Callable[[Case], list[Finding]]
 
 
 def _permuted(case: Case) -> dict | None:
-    """Each float array argument with its entries shuffled along its last axis (None when there is none)."""
+    """The call with the positions along each named size shuffled alike in every argument that has it (keys and
+    their mask columns together, say), and an undocumented float array's last axis shuffled (None: nothing moves)."""
+    from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes  # noqa: PLC0415
+
     rng = np.random.default_rng(REDRAW_SEED)
+    frozen = frozen_axes(case.function)
+    orders = {n: rng.permutation(s) for n, s in call_sizes(case.function, case.arguments).items() if n not in frozen}
+    shapes = argument_shapes(case.function)
     changes = {}
     for name, value in case.arguments.items():
-        if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.ndim and value.shape[-1] > 1:
-            order = rng.permuted(np.broadcast_to(np.arange(value.shape[-1]), value.shape), axis=-1)
-            changes[name] = np.ascontiguousarray(np.take_along_axis(value, order, axis=-1))
+        if not isinstance(value, np.ndarray) or not value.ndim:
+            continue
+        moved = value
+        if name in shapes and value.ndim >= len(shapes[name].axes):
+            axes = shapes[name].axes
+            for offset, axis in enumerate(axes):
+                position = value.ndim - len(axes) + offset
+                if axis in orders and value.shape[position] == len(orders[axis]):
+                    moved = np.take(moved, orders[axis], axis=position)
+        elif name not in shapes and value.dtype.kind == "f" and value.shape[-1] > 1:
+            moved = np.take(value, rng.permutation(value.shape[-1]), axis=-1)
+        if moved is not value:
+            changes[name] = np.ascontiguousarray(moved)
     return changes or None
 
 

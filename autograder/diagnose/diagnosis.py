@@ -77,3 +77,11 @@ def observed(case: Case) -> tuple[Diagnosis, ...]:
         found.append(Diagnosis(CONDITION_ID, located))
     return tuple(found)
 
+
+
+def observed_shape(case: Case) -> tuple[Diagnosis, ...]:
+    """What a result with the right values in a shape with a size-1 axis too many or too few shows: that shape,
+    as a relation (no call into the student's function)."""
+    related = relation(case)
+    return () if related is None else (Diagnosis(RELATION_ID, msg("Compared with the expected result: {relation}.",
+                                                                    relation=related)),)

@@ -19,6 +19,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batched_arguments
+from autograder.diagnose.variations import batched, counts_to_two, no_empty_rows, no_size_one
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
@@ -48,6 +49,8 @@ RIGHT_WHEN = {
     "small_values": N_("right on small values, wrong on these larger ones"),
     "full_mask": N_("right when the mask has the full shape {shape}, wrong when it must broadcast from {given}"),
     "no_size_one": N_("right once every axis of size 1 is made of size 2, wrong with the axes of size 1 of {shapes}"),
+    "no_empty_rows": N_("right once the positions along {axis} whose mask row allows nothing are left out, wrong with "
+                        "them"),
     "no_mask": N_("right without a mask, wrong with one"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
     "count_two": N_("right when {name} = 2, wrong when it is {value}"),
@@ -64,6 +67,7 @@ STILL_WRONG = {
     "small_values": N_("on small values"),
     "full_mask": N_("with the mask in its full shape"),
     "no_size_one": N_("with no axis of size 1"),
+    "no_empty_rows": N_("without the positions along {axis} whose mask row allows nothing"),
     "no_mask": N_("without a mask"),
     "count_one": N_("with {name} = 1"),
     "count_two": N_("with {name} = 2"),
@@ -96,52 +100,6 @@ def unbatched(case: Case) -> tuple[dict, dict] | None:
     core = {name: value.shape[value.ndim - case.contract.core_ndim_of(name):] for name, value in batched.items()}
     return {}, {name: np.ascontiguousarray(np.broadcast_to(value, tuple(batch) + core[name])[index])
                 for name, value in batched.items()}
-
-
-def batched(case: Case) -> tuple[dict, dict] | None:
-    """The call without batch axes given one: every argument that may have them stacked twice (when none has)."""
-    batch, _ = batched_arguments(case)
-    shapes = argument_shapes(case.function)
-    candidates = {n: v for n, v in case.arguments.items() if isinstance(v, np.ndarray) and v.ndim
-                  and case.contract.core_ndim_of(n) is not None and n in shapes and shapes[n].batched
-                  and not shapes[n].mask}
-    if batch or not candidates:
-        return None
-    return {}, {n: np.ascontiguousarray(np.stack([v, v])) for n, v in candidates.items()}
-
-
-def _named_ones(case: Case, arrays: dict) -> set[str]:
-    """The named sizes that are 1 in every argument that has them (a size 1 beside a larger one broadcasts)."""
-    seen: dict[str, set[int]] = {}
-    for name, value in arrays.items():
-        axes = argument_shapes(case.function)[name].axes
-        for offset, axis in enumerate(axes):
-            if axis is not None:
-                seen.setdefault(axis, set()).add(value.shape[value.ndim - len(axes) + offset])
-    return {axis for axis, sizes in seen.items() if sizes == {1}} - frozen_axes(case.function)
-
-
-def no_size_one(case: Case) -> tuple[dict, dict] | None:
-    """Every axis of size 1 repeated to size 2, in every argument that has it: the batch axes where the call's batch
-    has size 1, and the named sizes that are 1 wherever they occur (None when there is none)."""
-    shapes = argument_shapes(case.function)
-    arrays = {n: v for n, v in case.arguments.items() if isinstance(v, np.ndarray) and n in shapes
-              and v.ndim >= len(shapes[n].axes)}
-    ones, (batch, _) = _named_ones(case, arrays), batched_arguments(case)
-    changes = {}
-    for name, value in arrays.items():
-        axes, grown = shapes[name].axes, value
-        lead = value.ndim - len(axes)
-        for position in range(value.ndim):
-            if value.shape[position] != 1:
-                continue
-            in_batch = position < lead and len(batch) >= lead - position and batch[len(batch) - (lead - position)] == 1
-            if in_batch or (position >= lead and axes[position - lead] in ones):
-                grown = np.repeat(grown, 2, axis=position)
-        if grown.shape != value.shape:
-            changes[name] = np.ascontiguousarray(grown)
-    shown = ", ".join(f"{name} {arrays[name].shape}" for name in changes)
-    return ({"shapes": shown}, changes) if changes else None
 
 
 def full_batch(case: Case) -> tuple[dict, dict] | None:
@@ -297,14 +255,6 @@ def counts_to_one(case: Case) -> list[tuple[dict, dict]]:
             and arguments[name] > 1]
 
 
-def counts_to_two(case: Case) -> list[tuple[dict, dict]]:
-    """Each integer argument above 2 set to 2, one at a time (the smallest count where pairs already interact)."""
-    arguments = case.arguments
-    return [({"name": name, "value": str(arguments[name])}, {name: 2}) for name in integer_arguments(case.function)
-            if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)
-            and arguments[name] > 2]
-
-
 def same_arguments(case: Case) -> list[tuple[dict, dict]]:
     """Each array argument replaced by an earlier one whose documented axes differ from its own in one name only
     (keys and values from the queries' sequence, say)."""
@@ -322,7 +272,7 @@ def same_arguments(case: Case) -> list[tuple[dict, dict]]:
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
     ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
-    ("full_mask", full_mask),
+    ("full_mask", full_mask), ("no_empty_rows", no_empty_rows),
     ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
     ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
     ("same_argument", same_arguments),

@@ -161,3 +161,18 @@ def test_a_term_that_is_an_argument_is_named_by_that_argument():
     said = relation(case_of("softmax_backward", weights_and_gradient(), student=minus_dA))
     assert said == "dS: it is the expected one minus dA"
     assert diagnose(case_of("softmax_backward", weights_and_gradient(), student=reference_softmax_backward)) == ()
+
+
+def test_a_function_wrong_only_where_a_mask_row_allows_nothing_is_localised_so():
+    def dV_before_masking(Q, K, V, A, dZ, mask=None):
+        dQ, dK, _ = reference_backward(Q, K, V, A, dZ, mask)
+        return dQ, dK, np.swapaxes(A, -1, -2) @ dZ
+
+    Q, K, V, _, dZ = backward_inputs()
+    mask = np.ones((4, 6), dtype=bool)
+    mask[1] = False  # query 1 may attend to no key: its forward weights are NaN
+    mask[2, :3] = False
+    _, A = attn_reference.scaled_dot_product_attention(Q, K, V, mask)
+    said = localisation(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=dV_before_masking))
+    assert said == "Where it fails: right once the positions along L_q whose mask row allows nothing are left out, wrong with them."
+    assert diagnose(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=reference_backward)) == ()
