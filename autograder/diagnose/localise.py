@@ -31,6 +31,8 @@ MAX_LOCALISE_CALLS = 6
 CONFIRM_CALLS = 4
 #: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
 OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
+#: Inputs this large are tried scaled down even when nothing overflowed.
+HUGE_INPUT = 1e3
 #: Values are scaled by this to try small scores.
 SMALL_SCALE = 1e-2
 #: Tolerance floor when a variation is in float32.
@@ -214,9 +216,11 @@ def _overflowed(case: Case) -> bool:
 
 
 def small_values(case: Case) -> tuple[dict, dict] | None:
-    """The float inputs scaled down, when the failure has non-finite values where finite ones are expected."""
+    """The float inputs scaled down, when the failure has non-finite values where finite ones are expected, or the
+    inputs are huge (scores of thousands, where a large finite constant no longer dominates them)."""
     floats = {n: v for n, v in _floats(case).items() if n not in _masks(case)}
-    if not floats or not _overflowed(case) or max(float(np.nanmax(np.abs(v))) if v.size else 0.0 for v in floats.values()) < 1.0:
+    largest = max((float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0)) for v in floats.values()), default=0.0)
+    if not floats or largest < 1.0 or not (_overflowed(case) or largest >= HUGE_INPUT):
         return None
     return {}, {n: (v * SMALL_SCALE).astype(v.dtype) for n, v in floats.items()}
 

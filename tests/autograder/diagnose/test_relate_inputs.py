@@ -176,3 +176,19 @@ def test_a_function_wrong_only_where_a_mask_row_allows_nothing_is_localised_so()
     said = localisation(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=dV_before_masking))
     assert said == "Where it fails: right once the positions along L_q whose mask row allows nothing are left out, wrong with them."
     assert diagnose(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=reference_backward)) == ()
+
+
+def test_a_function_wrong_only_on_huge_scores_is_localised_so_even_when_nothing_overflows():
+    def additive_mask(Q, K, V, mask=None):  # a large finite constant instead of -inf
+        scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]) + (0.0 if mask is None else (1.0 - mask) * -1e4)
+        A = softmax_along(scores)
+        return A @ V, A
+
+    Q, K, V = np.abs(normal((4, 3), 1, 30.0)), normal((6, 3), 2), normal((6, 5), 3)
+    K[::2] = np.abs(K[::2]) * 3000.0  # the masked keys: scores of tens of thousands, far above the allowed ones
+    mask = np.ones((4, 6), dtype=bool)
+    mask[:, ::2] = False
+    said = localisation(case_of("scaled_dot_product_attention", (Q, K, V, mask), student=additive_mask))
+    assert said == "Where it fails: right on small values, wrong on these larger ones."
+    right = case_of("scaled_dot_product_attention", (Q, K, V, mask), student=attn_reference.scaled_dot_product_attention)
+    assert diagnose(right) == ()
