@@ -17,6 +17,7 @@ from autograder.diagnose.localise import localisation
 from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
 from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.probes.softmax import AMBIGUOUS_SHIFTS, shift_is_ambiguous
 from autograder.diagnose.registry import bug
 from autograder.engine.results import Diagnosis
 from autograder.i18n import msg
@@ -39,8 +40,11 @@ def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
     """What the probes and then ``finders`` recognise in a failed call, most specific first: only the findings
     that hold on the call's re-draws and agree with its localisation (:mod:`.confirm`)."""
     found = [(finding, probe) for probe in (*PROBES, *finders) for finding in probe(case)]
+    ambiguous = shift_is_ambiguous(case)
+    if ambiguous:  # two shifts explain the call alike: neither is named, nor a vaguer guess (the shift explains it)
+        found = [(f, p) for f, p in found if f.id.rsplit(".", 1)[-1] not in AMBIGUOUS_SHIFTS]
     kept = confirmed(case, found)
-    if not kept:
+    if not kept and not ambiguous:
         kept = confirmed(case, [(finding, probe) for probe in FALLBACK_PROBES for finding in probe(case)])
     return kept
 

@@ -77,10 +77,19 @@ def batch_only(case: Case) -> list[Finding]:
     if not case.contract.core_ndim:
         return []
     batch, batched = batched_arguments(case)
-    examples_right = bool(batch) and all(_right_on(case, batch_example(case, batch, batched, p)) for p in EXAMPLES)
+    examples_right = bool(batch) and all(_right_on(case, batch_example(case, batch, batched, p)) for p in EXAMPLES) \
+        and _right_on_first_wrong(case)
     if examples_right or (len(batch) != 1 and _right_on(case, _one_batch_axis(case, batch, batched))):
         return own(case.function, BATCH_BUG.get(case.function, "no_batch_support"))
     return []
+
+
+def _right_on_first_wrong(case: Case) -> bool:
+    """Right on the example of the batch where the result is first wrong, alone: else that example fails by itself."""
+    from autograder.diagnose.localise import unbatched  # noqa: PLC0415  (localise imports this module)
+
+    built = unbatched(case)
+    return built is None or _right_on(case, built[1])
 
 
 def _agrees(case: Case, answer: Parts, expected: Parts | Raised) -> bool:

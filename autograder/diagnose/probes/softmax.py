@@ -97,6 +97,15 @@ def with_softmax(case: Case, variant: Callable) -> Parts | Raised | None:
     return case.reference_with(dependencies={"softmax": variant})
 
 
+def shift_is_ambiguous(case: Case) -> bool:
+    """Whether a softmax without the shift and one with a single global shift both give what the student gave: then
+    no finder may name either (the call does not tell them apart)."""
+    located = _distribution(case)
+    if located is None:
+        return False
+    return all(case.explains(with_softmax(case, variant), only_part=located[0]) for variant in (unshifted, global_shift))
+
+
 def _distribution(case: Case) -> tuple[int, int] | None:
     return distribution_axis(case.function, case.args, case.kwargs)
 

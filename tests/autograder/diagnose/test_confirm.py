@@ -92,3 +92,15 @@ def test_a_right_function_gets_no_diagnosis_and_no_redraw_is_needed():
     case = case_of("softmax", (normal((3, 5), 1),), student=attn_reference.softmax)
     assert diagnose(case) == ()
     assert redraws(case) == []  # right on every re-draw: nothing there is evidence of a bug
+
+
+def test_a_call_two_shifts_explain_alike_names_neither_nor_a_vaguer_guess():
+    def global_max(x, axis=-1):
+        e = np.exp(x - np.max(x))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    alike = normal((2, 4), 4) + np.array([[0.0], [-2000.0]])  # no shift and one global shift break the same row
+    named = [d.id for d in diagnose(case_of("softmax", (alike,), student=global_max))]
+    assert named and all(bug.startswith("observed.") for bug in named), named
+    apart = normal((2, 4), 4) + np.array([[0.0], [2000.0]])  # only a global shift breaks the first row
+    assert [d.id for d in diagnose(case_of("softmax", (apart,), student=global_max))] == ["softmax.max_not_per_slice"]
