@@ -31,6 +31,8 @@ MAX_LOCALISE_CALLS = 6
 CONFIRM_CALLS = 4
 #: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
 OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
+#: Variations still wrong that the "everywhere tried" sentence names (the first, most telling ones: a short line).
+STILL_WRONG_SHOWN = 3
 #: Inputs this large are tried scaled down even when nothing overflowed.
 HUGE_INPUT = 1e3
 #: Values are scaled by this to try small scores.
@@ -325,5 +327,5 @@ def localisation(case: Case) -> Message | None:
             return msg("Where it fails: {condition}.", condition=Message(RIGHT_WHEN[key], facts))
     if not tried:
         return None
-    still = joined([Message(STILL_WRONG[key], facts) for key, facts, _ in tried], ", ")
+    still = joined([Message(STILL_WRONG[key], facts) for key, facts, _ in tried[:STILL_WRONG_SHOWN]], ", ")
     return msg("Where it fails: everywhere tried, also {conditions}.", conditions=still)

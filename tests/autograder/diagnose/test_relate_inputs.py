@@ -192,3 +192,19 @@ def test_a_function_wrong_only_on_huge_scores_is_localised_so_even_when_nothing_
     assert said == "Where it fails: right on small values, wrong on these larger ones."
     right = case_of("scaled_dot_product_attention", (Q, K, V, mask), student=attn_reference.scaled_dot_product_attention)
     assert diagnose(right) == ()
+
+
+def test_everywhere_tried_names_at_most_the_first_few_variations_still_wrong():
+    from autograder.diagnose.localise import STILL_WRONG_SHOWN
+
+    def noise(Q, K, V, A, dZ, mask=None):
+        return tuple(part + 1.0 for part in reference_backward(Q, K, V, A, dZ, mask))
+
+    Q, K, V, _, dZ = backward_inputs(batch=(2,))
+    K, V = K[0], V[0]  # they broadcast against Q's batch
+    mask = np.ones((4, 6), dtype=bool)
+    mask[:, 0] = False
+    _, A = attn_reference.scaled_dot_product_attention(Q, K, V, mask)
+    said = localisation(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=noise))
+    assert said.startswith("Where it fails: everywhere tried, also ")
+    assert len(said.facts["conditions"].facts) == STILL_WRONG_SHOWN, said  # the parts joined into the sentence
