@@ -2,13 +2,14 @@
 
 A probe or a replayed mutant names a bug from one failed call; a coincidence on those very
 inputs (a square matrix where a transpose and a wrong axis give the same numbers, a size that
-makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the call twice:
-the positions along each named size shuffled alike in every argument by a fixed generator (an
-undocumented array along its last axis), and every named size cut by one. It keeps a finding
-only when, on every re-draw where the student is still wrong, the finder that named it names
-it again. A bug whose hint states a condition ("right for one example, wrong on batched
-input") is kept only when that condition applies (:data:`CLAIMS`). The re-draws are fixed by
-the inputs, so every seed gives the same verdict on the same call.
+makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the call: the
+positions along each named size shuffled alike in every argument by a fixed generator (an
+undocumented array along its last axis), every named size cut by one, and every integer
+argument above 2 set to 2. It keeps a finding only when, on every re-draw where the student
+is still wrong, the finder that named it names it again. A bug whose hint states a condition
+("right for one example, wrong on batched input") is kept only when that condition applies
+(:data:`CLAIMS`). The re-draws are fixed by the inputs, so every seed gives the same verdict
+on the same call.
 """
 
 from __future__ import annotations
@@ -76,12 +77,20 @@ def _cut_by_one(case: Case) -> dict | None:
     return _cut(case, {n: s - 1 for n, s in sizes.items() if s > 2 and n not in frozen})
 
 
+def _counts_to_two(case: Case) -> dict | None:
+    """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none)."""
+    from autograder.diagnose.variations import counts_to_two  # noqa: PLC0415
+
+    changes = {name: value for _facts, change in counts_to_two(case) for name, value in change.items()}
+    return changes or None
+
+
 def redraws(case: Case) -> list[Case]:
     """The failed call re-drawn (values permuted; sizes cut), as cases on which the student is still wrong."""
     from autograder.diagnose.localise import OBSERVATION_CALLS  # noqa: PLC0415
 
     found = []
-    for build in (_permuted, _cut_by_one):
+    for build in (_permuted, _cut_by_one, _counts_to_two):
         if not case.calls_left(OBSERVATION_CALLS):
             break
         try:

@@ -27,8 +27,8 @@ from autograder.judge.tolerance import Tolerance
 
 #: Most calls into the student's function one localisation makes.
 MAX_LOCALISE_CALLS = 6
-#: Calls the confirmation of a named bug makes (its two re-draws and the checks of what its hint states).
-CONFIRM_CALLS = 4
+#: Calls the confirmation of a named bug makes (its three re-draws and the checks of what its hint states).
+CONFIRM_CALLS = 5
 #: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
 OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
 #: Variations still wrong that the "everywhere tried" sentence names (the first, most telling ones: a short line).

@@ -104,3 +104,17 @@ def test_a_call_two_shifts_explain_alike_names_neither_nor_a_vaguer_guess():
     assert named and all(bug.startswith("observed.") for bug in named), named
     apart = normal((2, 4), 4) + np.array([[0.0], [2000.0]])  # only a global shift breaks the first row
     assert [d.id for d in diagnose(case_of("softmax", (apart,), student=global_max))] == ["softmax.max_not_per_slice"]
+
+
+def test_a_call_with_counts_is_redrawn_with_them_set_to_two_where_it_is_still_wrong():
+    from autograder.inputs import RngSeed
+    from tests.autograder.diagnose.test_relate_inputs import spectral_norm
+
+    def off_by_one(d_k, n_keys, n_samples, rng, scaled=True):
+        return attn_reference.softmax_gradient_norm(d_k, n_keys, n_samples, rng, scaled) + 1.0
+
+    counts = [(c.arguments["d_k"], c.arguments["n_keys"], c.arguments["n_samples"])
+              for c in redraws(case_of("softmax_gradient_norm", (8, 6, 5, RngSeed(3)), student=off_by_one))]
+    assert (2, 2, 2) in counts
+    spectral = redraws(case_of("softmax_gradient_norm", (8, 6, 5, RngSeed(3)), student=spectral_norm))
+    assert (2, 2, 2) not in [(c.arguments["d_k"], c.arguments["n_keys"], c.arguments["n_samples"]) for c in spectral]
