@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import attn_reference
 from autograder.diagnose.confirm import claim_holds, confirmed, redraws
@@ -118,3 +119,60 @@ def test_a_call_with_counts_is_redrawn_with_them_set_to_two_where_it_is_still_wr
     assert (2, 2, 2) in counts
     spectral = redraws(case_of("softmax_gradient_norm", (8, 6, 5, RngSeed(3)), student=spectral_norm))
     assert (2, 2, 2) not in [(c.arguments["d_k"], c.arguments["n_keys"], c.arguments["n_samples"]) for c in spectral]
+
+
+def test_a_function_that_hangs_when_called_again_costs_one_timeout_in_the_whole_diagnosis():
+    from autograder.diagnose.case import Case
+    from autograder.errors import CallTimeout
+    from autograder.judge.compare import reference_function, run, split
+    from tests.autograder.diagnose.test_diagnosis import TOL
+
+    x = normal((3, 5), 1)
+    calls = []
+
+    def hangs(*args, **kwargs):  # what a timed-out call into the sandbox raises
+        calls.append(args)
+        raise CallTimeout("too slow")
+
+    wrong = split(unnormalised(x))
+    case = Case("softmax", (x,), {}, TOL, run(reference_function("softmax"), (x,), {}), wrong, hangs)
+    diagnose(case)
+    assert len(calls) == 1  # one timeout: no re-draw, probe or variation calls it again
+    honest = case_of("softmax", (x,), student=unnormalised)
+    assert [d.id for d in diagnose(honest)] == ["softmax.not_normalized"]  # the control: one that answers is named
+
+
+def test_a_redrawn_case_stops_calling_once_any_call_of_its_failed_call_hung():
+    from autograder.diagnose.confirm import _shared_caller
+    from autograder.errors import CallTimeout
+
+    calls = []
+
+    def hangs_once_then_answers(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise CallTimeout("too slow")
+        return unnormalised(*args)
+
+    case = case_of("softmax", (normal((3, 5), 1),), student=unnormalised)
+    case.call_student = hangs_once_then_answers
+    shared = _shared_caller(case)
+    for _ in range(3):
+        with pytest.raises(CallTimeout):
+            shared(normal((3, 5), 2))
+    assert len(calls) == 1 and case.timed_out  # the hang is remembered by the failed call: never called again
+    answering = case_of("softmax", (normal((3, 5), 1),), student=unnormalised)
+    assert np.allclose(_shared_caller(answering)(normal((3, 5), 2)), unnormalised(normal((3, 5), 2)))
+
+
+def test_right_on_the_first_and_last_examples_is_not_batch_only_when_the_wrong_one_fails_alone():
+    def no_shift(x, axis=-1):
+        return np.exp(x) / np.sum(np.exp(x), axis=axis, keepdims=True)
+
+    x = normal((3, 4), 5) + np.array([[0.0], [2000.0], [0.0]])  # only the middle row overflows
+    assert calls.batch_only(case_of("softmax", (x,), student=no_shift)) == []
+
+    def flattens(x, axis=-1):  # right on one row, wrong on a batch: a real batch-only failure
+        return attn_reference.softmax(x.reshape(-1)).reshape(x.shape) if x.ndim > 1 else attn_reference.softmax(x)
+
+    assert [f.id for f in calls.batch_only(case_of("softmax", (normal((3, 4), 5),), student=flattens))] == ["softmax.no_keepdims"]
