@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.confirm import confirmed
 from autograder.diagnose.localise import localisation
 from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
 from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.probes.softmax import AMBIGUOUS_SHIFTS, shift_is_ambiguous
 from autograder.diagnose.registry import bug
 from autograder.engine.results import Diagnosis
 from autograder.i18n import msg
@@ -35,12 +37,16 @@ Finder = Callable[[Case], list[Finding]]
 
 
 def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
-    """What the probes and then ``finders`` recognise in a failed call, most specific first."""
-    found = [finding for probe in PROBES for finding in probe(case)]
-    found += [finding for finder in finders for finding in finder(case)]
-    if not found:
-        found = [finding for probe in FALLBACK_PROBES for finding in probe(case)]
-    return found
+    """What the probes and then ``finders`` recognise in a failed call, most specific first: only the findings
+    that hold on the call's re-draws and agree with its localisation (:mod:`.confirm`)."""
+    found = [(finding, probe) for probe in (*PROBES, *finders) for finding in probe(case)]
+    ambiguous = shift_is_ambiguous(case)
+    if ambiguous:  # two shifts explain the call alike: neither is named, nor a vaguer guess (the shift explains it)
+        found = [(f, p) for f, p in found if f.id.rsplit(".", 1)[-1] not in AMBIGUOUS_SHIFTS]
+    kept = confirmed(case, found)
+    if not kept and not ambiguous:
+        kept = confirmed(case, [(finding, probe) for probe in FALLBACK_PROBES for finding in probe(case)])
+    return kept
 
 
 def diagnose(case: Case, finders: Sequence[Finder] = ()) -> tuple[Diagnosis, ...]:
@@ -75,3 +81,11 @@ def observed(case: Case) -> tuple[Diagnosis, ...]:
         found.append(Diagnosis(CONDITION_ID, located))
     return tuple(found)
 
+
+
+def observed_shape(case: Case) -> tuple[Diagnosis, ...]:
+    """What a result with the right values in a shape with a size-1 axis too many or too few shows: that shape,
+    as a relation (no call into the student's function)."""
+    related = relation(case)
+    return () if related is None else (Diagnosis(RELATION_ID, msg("Compared with the expected result: {relation}.",
+                                                                    relation=related)),)

@@ -19,6 +19,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batched_arguments
+from autograder.diagnose.variations import batched, counts_to_two, no_empty_rows, no_size_one
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
@@ -26,8 +27,14 @@ from autograder.judge.tolerance import Tolerance
 
 #: Most calls into the student's function one localisation makes.
 MAX_LOCALISE_CALLS = 6
-#: The budget of calls the localisation and the relations share (the relations' check of a size takes one).
-OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1
+#: Calls the confirmation of a named bug makes (its three re-draws and the checks of what its hint states).
+CONFIRM_CALLS = 5
+#: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
+OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
+#: Variations still wrong that the "everywhere tried" sentence names (the first, most telling ones: a short line).
+STILL_WRONG_SHOWN = 3
+#: Inputs this large are tried scaled down even when nothing overflowed.
+HUGE_INPUT = 1e3
 #: Values are scaled by this to try small scores.
 SMALL_SCALE = 1e-2
 #: Tolerance floor when a variation is in float32.
@@ -38,27 +45,36 @@ SMALLEST_COMMON = 2
 #: What a variation on which the student is right says, by variation (the catalog's sentences).
 RIGHT_WHEN = {
     "unbatched": N_("right on the same inputs without batch axes, wrong as soon as batch axes are added"),
+    "batched": N_("right once a batch axis is added to the same inputs, wrong on inputs without batch axes"),
     "full_batch": N_("right when every argument has the batch axes, wrong when only some of them do"),
     "equal_sizes": N_("right when the sizes {sizes} are made equal, wrong when they differ"),
     "distinct_sizes": N_("right when the sizes {sizes} all differ, wrong when some are equal"),
     "other_dtype": N_("right for {right} input, wrong only for {wrong} input"),
     "small_values": N_("right on small values, wrong on these larger ones"),
     "full_mask": N_("right when the mask has the full shape {shape}, wrong when it must broadcast from {given}"),
+    "no_size_one": N_("right once every axis of size 1 is made of size 2, wrong with the axes of size 1 of {shapes}"),
+    "no_empty_rows": N_("right once the positions along {axis} whose mask row allows nothing are left out, wrong with "
+                        "them"),
     "no_mask": N_("right without a mask, wrong with one"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
+    "count_two": N_("right when {name} = 2, wrong when it is {value}"),
     "same_argument": N_("right when {other} is the same array as {one}, wrong when they differ"),
 }
 #: What a variation on which the student is still wrong rules out.
 STILL_WRONG = {
     "unbatched": N_("without batch axes"),
+    "batched": N_("with a batch axis added"),
     "full_batch": N_("with batch axes in every argument"),
     "equal_sizes": N_("with the sizes {sizes} equal"),
     "distinct_sizes": N_("with the sizes {sizes} all different"),
     "other_dtype": N_("for {right} input"),
     "small_values": N_("on small values"),
     "full_mask": N_("with the mask in its full shape"),
+    "no_size_one": N_("with no axis of size 1"),
+    "no_empty_rows": N_("without the positions along {axis} whose mask row allows nothing"),
     "no_mask": N_("without a mask"),
     "count_one": N_("with {name} = 1"),
+    "count_two": N_("with {name} = 2"),
     "same_argument": N_("with {other} the same array as {one}"),
 }
 
@@ -202,9 +218,11 @@ def _overflowed(case: Case) -> bool:
 
 
 def small_values(case: Case) -> tuple[dict, dict] | None:
-    """The float inputs scaled down, when the failure has non-finite values where finite ones are expected."""
+    """The float inputs scaled down, when the failure has non-finite values where finite ones are expected, or the
+    inputs are huge (scores of thousands, where a large finite constant no longer dominates them)."""
     floats = {n: v for n, v in _floats(case).items() if n not in _masks(case)}
-    if not floats or not _overflowed(case) or max(float(np.nanmax(np.abs(v))) if v.size else 0.0 for v in floats.values()) < 1.0:
+    largest = max((float(np.max(np.abs(v[np.isfinite(v)]), initial=0.0)) for v in floats.values()), default=0.0)
+    if not floats or largest < 1.0 or not (_overflowed(case) or largest >= HUGE_INPUT):
         return None
     return {}, {n: (v * SMALL_SCALE).astype(v.dtype) for n, v in floats.items()}
 
@@ -259,9 +277,11 @@ def same_arguments(case: Case) -> list[tuple[dict, dict]]:
 
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
-    ("unbatched", unbatched), ("full_batch", full_batch), ("full_mask", full_mask), ("distinct_sizes", distinct_sizes),
-    ("equal_sizes", equal_sizes), ("other_dtype", other_dtype), ("small_values", small_values), ("no_mask", no_mask),
-    ("count_one", counts_to_one), ("same_argument", same_arguments),
+    ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
+    ("full_mask", full_mask), ("no_empty_rows", no_empty_rows),
+    ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
+    ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
+    ("same_argument", same_arguments),
 )
 
 
@@ -307,5 +327,5 @@ def localisation(case: Case) -> Message | None:
             return msg("Where it fails: {condition}.", condition=Message(RIGHT_WHEN[key], facts))
     if not tried:
         return None
-    still = joined([Message(STILL_WRONG[key], facts) for key, facts, _ in tried], ", ")
+    still = joined([Message(STILL_WRONG[key], facts) for key, facts, _ in tried[:STILL_WRONG_SHOWN]], ", ")
     return msg("Where it fails: everywhere tried, also {conditions}.", conditions=still)

@@ -18,6 +18,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.phrases import axis_of
+from autograder.diagnose.relate_inputs import argument_relation, shape_relation, swapped_arguments
 from autograder.diagnose.vocabulary import call_sizes
 from autograder.i18n import Message, joined, msg
 
@@ -153,16 +154,25 @@ def same_shape_relation(student: np.ndarray, expected: np.ndarray, axes: tuple, 
     return None
 
 
+def axis_order(student: np.ndarray, expected: np.ndarray) -> tuple[int, ...] | None:
+    """The order (not the identity) of the expected one's trailing axes that gives ``student``, when one does."""
+    if student.ndim != expected.ndim or sorted(student.shape) != sorted(expected.shape) or student.dtype.kind not in "fiub":
+        return None
+    lead = student.ndim - min(student.ndim, PERMUTED_AXES)
+    for order in itertools.permutations(range(lead, student.ndim)):
+        full = tuple(range(lead)) + order
+        if full != tuple(range(student.ndim)) and student.shape == tuple(expected.shape[i] for i in full) \
+                and _close(student.astype(np.float64), np.transpose(expected, full).astype(np.float64)):
+            return full
+    return None
+
+
 def other_shape_relation(student: np.ndarray, expected: np.ndarray) -> Message | None:
     """Its axes in another order, or its broadcast axes not summed away: the relations between different shapes."""
-    if student.ndim == expected.ndim and sorted(student.shape) == sorted(expected.shape):
-        lead = student.ndim - min(student.ndim, PERMUTED_AXES)
-        for order in itertools.permutations(range(lead, student.ndim)):
-            full = tuple(range(lead)) + order
-            if full != tuple(range(student.ndim)) and student.shape == tuple(expected.shape[i] for i in full) \
-                    and _close(student.astype(np.float64), np.transpose(expected, full).astype(np.float64)):
-                return msg("it has the expected values with its axes in the order {order} of the expected one's",
-                           order=str(tuple(i - student.ndim for i in full)))
+    full = axis_order(student, expected)
+    if full is not None:
+        return msg("it has the expected values with its axes in the order {order} of the expected one's",
+                   order=str(tuple(i - student.ndim for i in full)))
     extra = student.ndim - expected.ndim
     if extra < 0 or student.dtype.kind != "f":
         return None
@@ -182,6 +192,9 @@ def relation(case: Case) -> Message | None:
     """What the student's wrong parts are as functions of the expected ones (None when no part fits a relation)."""
     if not hasattr(case.student, "arrays") or len(case.student.arrays) != len(case.reference.arrays):
         return None
+    swapped = swapped_arguments(case)
+    if swapped is not None:
+        return swapped
     sizes = call_sizes(case.function, case.arguments)
     outputs = case.contract.outputs
     said, wrong, right = [], [], []
@@ -192,13 +205,24 @@ def relation(case: Case) -> Message | None:
             continue
         wrong.append(name)
         axes = outputs[index].axes if index < len(outputs) else ()
-        follows = (lambda factor, index=index: followed_size(case, index, factor, sizes))
-        found = (same_shape_relation(student, expected, axes, follows) if student.shape == expected.shape
-                 else other_shape_relation(student, expected))
+        found = _part_relation(case, index, student, expected, axes, sizes)
         if found is not None:
             said.append(msg("{part}: {relation}", part=name, relation=found))
-    if not said:
+    if not said and not (right and wrong and len(outputs) > 1):
         return None
+    if not said:
+        said.append(msg("{parts} wrong", parts=", ".join(wrong)))
     if right and len(outputs) > 1:
         said.append(msg("{parts} right", parts=", ".join(right)))
     return joined(said)
+
+
+def _part_relation(case: Case, index: int, student: np.ndarray, expected: np.ndarray, axes: tuple, sizes) -> Message | None:
+    """One wrong part's relation to the expected part: of the expected alone, else to the call's inputs."""
+    if student.shape != expected.shape:
+        return other_shape_relation(student, expected) or shape_relation(case, student, expected, axes)
+    follows = (lambda factor: followed_size(case, index, factor, sizes))
+    found = same_shape_relation(student, expected, axes, follows)
+    if found is None and student.dtype.kind in "fiub" and expected.dtype.kind in "fiub":
+        found = argument_relation(case, student, expected, axes, _close)
+    return found

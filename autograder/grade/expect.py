@@ -20,7 +20,7 @@ import numpy as np
 
 from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import Case
-from autograder.diagnose.diagnosis import diagnose, explain
+from autograder.diagnose.diagnosis import diagnose, explain, observed_shape
 from autograder.diagnose.properties import call_properties
 from autograder.engine.results import Diagnosis
 from autograder.mutants.replay import replay_mutants
@@ -216,7 +216,9 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
         return _property_verdict(function, call_properties(function, reference, outcome))
     if reshaped_right(reference, outcome.result, tol):  # right values, a size-1 axis too many or too few
         problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
-        return Verdict(problem, explain(function, call_properties(function, reference, outcome)), contract=True)
+        named = explain(function, call_properties(function, reference, outcome))
+        shape = () if named else observed_shape(Case(function, args, kwargs, tol, reference, split(outcome.result)))
+        return Verdict(problem, named + shape, contract=True)
     return _explained(tol, function, args, kwargs, outcome, reference, own or outcome, caller)
 
 

@@ -3,7 +3,8 @@
 A question's failed tests each carry the diagnoses of their own call. The student reads one:
 :func:`chosen_diagnoses` keeps the named bug found on the most failed tests (the first found
 on a tie), and suppresses the others; a question where no bug is named keeps what was
-observed instead (how the output relates to the expected one, where it fails), once each.
+observed instead (how the output relates to the expected one, where it fails), once each: what most
+failed tests observed, so the few tests a seed happens to fail change it least.
 The failing cases shown beside it are chosen by :mod:`autograder.report.cases`.
 """
 
@@ -36,11 +37,12 @@ def chosen_diagnoses(tests) -> dict[str, str]:
         One entry for a named bug; else one per kind of observation (its first hint).
     """
     counts: Counter = Counter()
-    hints: dict[str, str] = {}
+    said: dict[str, Counter] = {}
     for test in tests:
         for diagnosis in {d.id: d for d in test.diagnoses}.values():
             counts[diagnosis.id] += 1
-            hints.setdefault(diagnosis.id, diagnosis.hint)
+            said.setdefault(diagnosis.id, Counter())[diagnosis.hint] += 1
+    hints = {bug: max(texts, key=texts.__getitem__) for bug, texts in said.items()}  # the most said; the first of equals
     named = [bug for bug in hints if not is_observed(bug)]
     if named:
         best = max(named, key=lambda bug: counts[bug])  # max keeps the first of equals: the first found

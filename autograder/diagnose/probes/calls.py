@@ -13,6 +13,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
+from autograder.diagnose.relate import axis_order
 from autograder.judge.compare import Parts, Raised, same_values
 from autograder.inputs import RngSeed
 
@@ -76,10 +77,19 @@ def batch_only(case: Case) -> list[Finding]:
     if not case.contract.core_ndim:
         return []
     batch, batched = batched_arguments(case)
-    examples_right = bool(batch) and all(_right_on(case, batch_example(case, batch, batched, p)) for p in EXAMPLES)
+    examples_right = bool(batch) and all(_right_on(case, batch_example(case, batch, batched, p)) for p in EXAMPLES) \
+        and _right_on_first_wrong(case)
     if examples_right or (len(batch) != 1 and _right_on(case, _one_batch_axis(case, batch, batched))):
         return own(case.function, BATCH_BUG.get(case.function, "no_batch_support"))
     return []
+
+
+def _right_on_first_wrong(case: Case) -> bool:
+    """Right on the example of the batch where the result is first wrong, alone: else that example fails by itself."""
+    from autograder.diagnose.localise import unbatched  # noqa: PLC0415  (localise imports this module)
+
+    built = unbatched(case)
+    return built is None or _right_on(case, built[1])
 
 
 def _agrees(case: Case, answer: Parts, expected: Parts | Raised) -> bool:
@@ -131,6 +141,8 @@ def right_on_the_last_axis_only(case: Case) -> list[Finding]:
     if any(part.ndim != ndim for part in answer.arrays):
         return []
     back = Parts(case.reference.is_tuple, tuple(np.moveaxis(part, -1, axis) for part in answer.arrays))
+    if any(axis_order(s, e) is not None for s, e in zip(getattr(case.student, "arrays", ()), case.reference.arrays)):
+        return []  # the right values with the axes in another order: the axis was moved and not moved back
     return own(case.function, "no_keepdims") if case.matches_reference(back) else []
 
 

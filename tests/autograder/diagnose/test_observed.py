@@ -131,7 +131,7 @@ def test_a_scale_by_a_batch_axis_is_named_by_that_axis():
     assert [(f.id, f.facts.get("dimension")) for f in found] == [("attention.scale_by_wrong_dim", "Q.shape[0]")]
 
 
-GENERIC_MODULES = ("vocabulary", "localise", "relate", "probes/scale")
+GENERIC_MODULES = ("vocabulary", "localise", "relate", "relate_inputs", "confirm", "probes/scale")
 
 
 def test_the_generic_diagnosis_modules_name_no_assignment_and_no_argument():

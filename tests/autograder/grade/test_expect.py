@@ -44,6 +44,17 @@ class Returns:
         return self.value
 
 
+class Runs:
+    """A submission double whose function is ``implementation`` (called on copies of the inputs, as the sandbox does)."""
+
+    def __init__(self, implementation):
+        self.implementation = implementation
+
+    def call(self, function, *args, **kwargs):
+        from autograder.inputs import fresh
+        return self.implementation(*fresh(args), **fresh(kwargs))
+
+
 def named(diagnoses) -> tuple:
     """The diagnoses that name a bug (an observation of where or how it fails names none)."""
     return tuple(d for d in diagnoses if not is_observed(getattr(d, "id", d)))
@@ -171,8 +182,9 @@ def test_mutant_output_is_diagnosed(mutant_id):
         for _, args, kwargs in INPUTS[known.function]
         if not same(outcome(known.implementation, args, kwargs), outcome(reference, args, kwargs))
     )
-    produced = outcome(known.implementation, args, kwargs)
-    error = mismatch(known.function, args, kwargs, produced)
+    with pytest.raises(Mismatch) as caught:  # the student's function is the mutant: called again, it answers as one
+        expect_reference(Runs(known.implementation), TOL, known.function, *args, **kwargs)
+    error = caught.value
     assert [d.id for d in error.diagnoses] == [mutant_id]
     assert f"Likely cause: {error.diagnoses[0].hint}" in str(error)
 
@@ -304,3 +316,12 @@ def test_an_estimate_outside_sampling_error_never_reads_like_the_expected_one():
         _within_sampling_error((0.36549,), (0.36551,), (1e-7,), lambda part: "the mean norm")
     shown = re.search(r"within sampling error of (\S+) .*got (\S+)$", str(failure.value.student_message))
     assert shown.group(1) != shown.group(2), failure.value.student_message
+
+
+def test_right_values_with_a_size_one_axis_too_many_are_explained_by_their_shape_and_right_ones_are_not():
+    s, H = np.arange(6.0).reshape(2, 3) / 7, np.arange(24.0).reshape(2, 4, 3) / 11
+    scores = reference_output("dot_score", (s, H), {})
+    judged = verdict("dot_score", (s, H), {}, scores[..., None])
+    assert judged.contract and [d.id for d in judged.diagnoses] == ["observed.relation"]
+    assert "an extra axis of size 1" in judged.diagnoses[0].hint and "(2, 4, 1)" in judged.diagnoses[0].hint
+    assert verdict("dot_score", (s, H), {}, scores).diagnoses == ()

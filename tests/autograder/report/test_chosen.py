@@ -36,3 +36,12 @@ def test_the_short_report_puts_the_diagnosis_first_and_counts_what_it_leaves_out
     assert short[0] == f"Likely bug [{ONE.id}]: {ONE.hint}"
     assert len(short) == 1 + SHOWN_CASES + 1 and short[-1] == "- 2 more tests fail the same way"
     assert len(everything) == 1 + len(tests)
+
+
+def test_of_an_observation_said_differently_by_the_failed_tests_the_most_said_is_kept():
+    from autograder.engine.results import Diagnosis
+
+    rare = Diagnosis("observed.condition", "Where it fails: right without a mask, wrong with one.")
+    common = Diagnosis("observed.condition", "Where it fails: right when the sizes are made equal, wrong when they differ.")
+    assert chosen_diagnoses([failed(rare), failed(common), failed(common)]) == {common.id: common.hint}
+    assert chosen_diagnoses([failed(rare), failed(common)]) == {rare.id: rare.hint}  # a tie: the first
