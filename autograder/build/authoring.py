@@ -41,10 +41,28 @@ def authoring_problems(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DI
     return problems
 
 
-def mistake_warnings(assignment: Assignment) -> list[str]:
-    """One line per question with no mistakes of its own in the catalog (only the generic ones)."""
+def mistake_warnings(assignment: Assignment, mistakes_dir: Path) -> list[str]:
+    """One line per question with no mistakes of its own in the course's ``mistakes_dir`` (only the generic ones),
+    naming the file to add them to.
+
+    Raises
+    ------
+    ConfigError
+        When a module of the course's mistakes cannot be loaded (the message names its file).
+    """
     from autograder.mutants.catalog import own_mutants
 
-    return [f"question {q.function}: no mistakes of its own yet: add wrong versions of it to autograder/mutants/ "
-            "(the test-power gate then checks that the hidden tests catch each)"
-            for q in assignment.questions if not own_mutants(q.function)]
+    return [f"question {q.function}: no mistakes of its own yet: list wrong versions of it in MUTANTS of "
+            f"{mistakes_file(mistakes_dir, q.function)} (the test-power gate then checks that the hidden tests catch each)"
+            for q in assignment.questions if not own_mutants(q.function, mistakes_dir)]
+
+
+def mistakes_file(mistakes_dir: Path, function: str) -> Path:
+    """The module of ``mistakes_dir`` where ``function``'s mistakes belong: the one that lists some already, else
+    ``<function>.py`` (what ``attn-course new question`` writes)."""
+    from autograder import mistakes
+
+    for module, path in zip(mistakes.modules(mistakes_dir.resolve()), mistakes.module_files(mistakes_dir.resolve())):
+        if any(getattr(m, "function", None) == function for m in getattr(module, "MUTANTS", ())):
+            return path
+    return mistakes_dir / f"{function}.py"

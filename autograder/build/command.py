@@ -29,7 +29,7 @@ def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict) -> 
     problems = release_drift(files, layout.release(assignment_id))
     problems += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
     problems += authoring_problems(assignment, layout.hidden_tests)
-    return problems, mistake_warnings(assignment)
+    return problems, mistake_warnings(assignment, layout.mistakes)
 
 
 def _catalogs(ctx: click.Context, course, check_only: bool) -> list[str]:

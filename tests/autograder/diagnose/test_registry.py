@@ -12,8 +12,10 @@ import pytest
 import autograder.diagnose as diagnose_package
 from autograder.config import load_course
 from autograder.diagnose.registry import BUGS, PREFIXES, Bug, bug, prefix_of
-from autograder.mutants import MUTANTS
+from autograder.mutants import all_mutants
 
+#: The course's own mutants (its mistakes/ folder).
+MUTANTS = all_mutants()
 GRADED_FUNCTIONS = {q.function for a in load_course().assignments for q in a.questions}
 ID_PATTERN = re.compile(r"^([a-z_]+)\.([a-z0-9_]+)$")
 DIAGNOSE_SOURCES = sorted(Path(diagnose_package.__file__).parent.rglob("*.py"))
