@@ -130,3 +130,8 @@ class CourseDirectory:
     def hidden_suite(self, assignment_id: str) -> Path:
         """The folder of one assignment's hidden suite."""
         return self.hidden_tests / assignment_id
+
+
+def default_layout() -> CourseDirectory:
+    """The layout of the default course: the checkout's ``course.yml``, or an installed course bundle's."""
+    return CourseDirectory.of(paths.default_course_file())

@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Iterator
 
 from autograder.errors import ConfigError
-from autograder.layout import CourseDirectory
-from autograder.paths import default_course_file
+from autograder.layout import default_layout
 
 _ACTIVE: ContextVar[Path | None] = ContextVar("attn_course_mistakes", default=None)
 
@@ -34,7 +33,7 @@ _ACTIVE: ContextVar[Path | None] = ContextVar("attn_course_mistakes", default=No
 def active_folder() -> Path:
     """The mistakes folder in use: the one :func:`course_mistakes` set, else the default course's."""
     folder = _ACTIVE.get()
-    return folder if folder is not None else CourseDirectory.of(default_course_file()).mistakes.resolve()
+    return folder if folder is not None else default_layout().mistakes.resolve()
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from autograder.build.release import _marked_questions
 from autograder.config import Assignment
-from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.layout import default_layout
 
 
 def reference_functions() -> set[str]:
@@ -21,17 +21,21 @@ def reference_functions() -> set[str]:
     return {name for name in getattr(attn_reference, "__all__", ()) if callable(getattr(attn_reference, name, None))}
 
 
-def hidden_tested_questions(assignment_id: str, tests_dir: Path = HIDDEN_TESTS_DIR) -> set[str]:
-    """The functions the hidden tests of an assignment mark with ``@pytest.mark.question("<function>")``."""
+def hidden_tested_questions(assignment_id: str, tests_dir: Path | None = None) -> set[str]:
+    """The functions the hidden tests of an assignment mark with ``@pytest.mark.question("<function>")``, in
+    ``tests_dir`` (default: the default course's hidden suites)."""
+    tests_dir = default_layout().hidden_tests if tests_dir is None else tests_dir
     marked: set[str] = set()
     for path in sorted((tests_dir / assignment_id).glob("test_*.py")):
         marked |= _marked_questions(path.read_text(encoding="utf-8"))
     return marked
 
 
-def authoring_problems(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR,
+def authoring_problems(assignment: Assignment, tests_dir: Path | None = None,
                        references: set[str] | None = None) -> list[str]:
-    """One line per question without a reference function or without hidden tests."""
+    """One line per question without a reference function or without hidden tests (``tests_dir``: as for
+    :func:`hidden_tested_questions`)."""
+    tests_dir = default_layout().hidden_tests if tests_dir is None else tests_dir
     references = reference_functions() if references is None else references
     tested = hidden_tested_questions(assignment.id, tests_dir)
     problems = [f"question {q.function}: no reference function attn_reference.{q.function} (define it and list it in "
