@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.build.public_cases import example_problems
 from autograder.build.release import _marked_questions
 from autograder.config import Assignment
 from autograder.layout import default_layout
@@ -42,7 +43,7 @@ def authoring_problems(assignment: Assignment, tests_dir: Path | None = None,
                 "attn_reference/__init__.py's __all__)" for q in assignment.questions if q.function not in references]
     problems += [f"question {q.function}: no hidden test in {tests_dir.name}/{assignment.id}/ marked "
                  f"@pytest.mark.question(\"{q.function}\")" for q in assignment.questions if q.function not in tested]
-    return problems
+    return problems + example_problems(tests_dir / assignment.id, assignment.functions)
 
 
 def mistake_warnings(assignment: Assignment, mistakes_dir: Path) -> list[str]:
