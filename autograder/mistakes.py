@@ -30,10 +30,15 @@ from autograder.layout import default_layout
 _ACTIVE: ContextVar[Path | None] = ContextVar("attn_course_mistakes", default=None)
 
 
+@functools.lru_cache(maxsize=1)
+def _default_folder() -> Path:
+    return default_layout().mistakes.resolve()
+
+
 def active_folder() -> Path:
     """The mistakes folder in use: the one :func:`course_mistakes` set, else the default course's."""
     folder = _ACTIVE.get()
-    return folder if folder is not None else default_layout().mistakes.resolve()
+    return folder if folder is not None else _default_folder()
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import functools
 from pathlib import Path
+from types import MappingProxyType
 
 from autograder import mistakes
 from autograder.i18n import Message, N_
@@ -38,7 +39,7 @@ class Bug:
     def functions(self) -> tuple[str, ...]:
         """The graded functions this bug can be found in (``("*",)`` for any)."""
         prefix = self.id.split(".")[0]
-        return prefixes().get(prefix, (prefix,))
+        return _prefixes(mistakes.active_folder()).get(prefix, (prefix,))
 
     def belongs_to(self, function: str) -> bool:
         return "*" in self.functions or function in self.functions
@@ -61,7 +62,12 @@ ENGINE_BUGS: tuple[Bug, ...] = (
 def prefixes(folder: Path | None = None) -> dict[str, tuple[str, ...]]:
     """Every listed id prefix and its graded functions: the engine's and the course's (``PREFIXES`` of its
     mistakes; ``folder`` is a mistakes folder, default :func:`autograder.mistakes.active_folder`)."""
-    return {**ENGINE_PREFIXES, **mistakes.merged("PREFIXES", folder)}
+    return dict(_prefixes(mistakes.active_folder() if folder is None else Path(folder).resolve()))
+
+
+@functools.lru_cache(maxsize=None)
+def _prefixes(folder: Path) -> MappingProxyType:
+    return MappingProxyType({**ENGINE_PREFIXES, **mistakes.merged("PREFIXES", folder)})
 
 
 def bugs(folder: Path | None = None) -> tuple[Bug, ...]:
@@ -97,7 +103,7 @@ def bug(bug_id: str) -> Bug:
 def prefix_of(function: str) -> str:
     """The id prefix of a graded function's own bugs (``"attention"`` for scaled_dot_product_attention): a listed
     prefix, else the function's own name (a question added to the course needs no entry in any ``PREFIXES``)."""
-    for prefix, functions in prefixes().items():
+    for prefix, functions in _prefixes(mistakes.active_folder()).items():
         if function in functions:
             return prefix
     return function
