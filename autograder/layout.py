@@ -1,8 +1,9 @@
 """Where every part of a course lives: one object, built from the course file, passed to every command.
 
 A course is a directory: its ``course.yml``, the instructor's masters in ``solutions/``, the
-generated releases in ``assignments/``, its hidden suites in ``hidden_tests/`` and its secret
-``.course_secret``, all beside the course file. :class:`CourseDirectory` knows each of those
+generated releases in ``assignments/``, its hidden suites in ``hidden_tests/``, its known mistakes and
+diagnosis facts in ``mistakes/`` and its secret ``.course_secret``, all beside the course file.
+:class:`CourseDirectory` knows each of those
 paths (nbgrader's ``CourseDirectory`` is the model); build, check, grade, export and the demo
 ask it, so that a course given by ``--course other/course.yml`` is that course's files
 everywhere, never this project's.
@@ -28,6 +29,7 @@ PROJECT_COURSE_FILE = PROJECT_ROOT / "course.yml"
 SOLUTIONS = "solutions"
 RELEASES = "assignments"
 HIDDEN_TESTS = "hidden_tests"
+MISTAKES = "mistakes"
 GLOSSARY = "glossary.yml"
 
 
@@ -48,6 +50,9 @@ class CourseDirectory:
     reference : Path
         The reference package (the oracle) the hidden suites compare with: this project's, or the course's own
         ``attn_reference/`` in a copy of the project's checkout.
+    mistakes : Path
+        The course's known mistakes (wrong versions of its graded functions) and the hints of its bugs, Python
+        modules read by :mod:`autograder.mistakes`.
     """
 
     course_file: Path
@@ -55,17 +60,23 @@ class CourseDirectory:
     releases: Path
     hidden_tests: Path
     reference: Path
+    mistakes: Path | None = None
+
+    def __post_init__(self):
+        if self.mistakes is None:  # a layout built by hand: the mistakes beside its course file
+            object.__setattr__(self, "mistakes", self.course_file.parent / MISTAKES)
 
     @classmethod
     def of(cls, course_file: Path | str | None = None) -> "CourseDirectory":
         """The layout of the course whose file is ``course_file`` (None: this project's course)."""
         path = PROJECT_COURSE_FILE if course_file is None else Path(course_file).resolve()
         if path == PROJECT_COURSE_FILE.resolve():
-            return cls(path, paths.SOLUTIONS_DIR, paths.ASSIGNMENTS_DIR, paths.HIDDEN_TESTS_DIR, paths.REFERENCE_DIR)
+            return cls(path, paths.SOLUTIONS_DIR, paths.ASSIGNMENTS_DIR, paths.HIDDEN_TESTS_DIR, paths.REFERENCE_DIR,
+                       PROJECT_ROOT / MISTAKES)
         root = path.parent
         own_reference = root / paths.REFERENCE_DIR.name  # a copy of this project's checkout has its own
         return cls(path, root / SOLUTIONS, root / RELEASES, root / HIDDEN_TESTS,
-                   own_reference if own_reference.is_dir() else paths.REFERENCE_DIR)
+                   own_reference if own_reference.is_dir() else paths.REFERENCE_DIR, root / MISTAKES)
 
     @property
     def root(self) -> Path:
@@ -119,3 +130,8 @@ class CourseDirectory:
     def hidden_suite(self, assignment_id: str) -> Path:
         """The folder of one assignment's hidden suite."""
         return self.hidden_tests / assignment_id
+
+
+def default_layout() -> CourseDirectory:
+    """The layout of the default course: the checkout's ``course.yml``, or an installed course bundle's."""
+    return CourseDirectory.of(paths.default_course_file())

@@ -41,7 +41,7 @@ TOOL_EXTRA = "mutation"
 #: Packages the tests import from the project root; mutmut copies them, mutating only MODULES.
 SOURCE_PACKAGES = ("autograder", "attn_reference")
 #: Project files the tests read besides the packages (paths relative to the root).
-ALSO_COPY = ("solutions", "assignments", "course.yml", "tests")
+ALSO_COPY = ("solutions", "assignments", "course.yml", "hidden_tests", "mistakes", "tests")
 #: Arguments of every pytest run mutmut starts.
 PYTEST_ARGS = ("-p", "no:cacheprovider", "-m", "not slow")
 #: mutmut statuses that count as killed.

@@ -29,29 +29,29 @@ def authoring_gate(course, assignment_id: str, files: dict, forbidden: dict) -> 
     problems = release_drift(files, layout.release(assignment_id))
     problems += [f"leak of {leak.source}: {leak.release_file}:{leak.line_number}" for leak in find_leaks(files, forbidden)]
     problems += authoring_problems(assignment, layout.hidden_tests)
-    return problems, mistake_warnings(assignment)
+    return problems, mistake_warnings(assignment, layout.mistakes)
 
 
 def _catalogs(ctx: click.Context, course, check_only: bool) -> list[str]:
-    """Keep the message catalogs in step with the course's hidden suites (their descriptions are student text):
-    rewritten by a build, checked by ``--check-only``. Only for a course whose suites the catalogs cover."""
-    from autograder.i18n.maintain import catalog_is_current, check_language, po_path, update_language
-    from autograder.languages import SOURCE_LANGUAGE
-    from autograder.paths import HIDDEN_TESTS_DIR
+    """Keep the message catalogs in step with the course's hidden suites and mistakes (their descriptions and hints are
+    student text): rewritten by a build as ``python -m autograder.i18n update`` rewrites them
+    (:func:`~autograder.i18n.maintain.update_catalogs`, the same bytes), checked by ``--check-only``. Only for the
+    course whose suites the catalogs cover: the one beside the engine's package."""
+    from autograder.i18n.extract import HIDDEN_TESTS, PACKAGE_DIR
+    from autograder.i18n.maintain import catalog_is_current, check_language, po_path, update_catalogs
+    from autograder.languages import TRANSLATED_LANGUAGES
 
-    if course.layout.hidden_tests.resolve() != HIDDEN_TESTS_DIR.resolve():
+    if course.layout.hidden_tests.resolve() != (PACKAGE_DIR.parent / HIDDEN_TESTS).resolve():
         return []
-    stale = []
-    for language in (lang for lang in course.languages if lang != SOURCE_LANGUAGE):
-        if not catalog_is_current(language):
-            if check_only:
-                stale.append(f"{po_path(language)}: out of step with the hidden tests: run `attn-course build`")
-                continue
-            path, untranslated = update_language(language)
-            _say(ctx, f"{path}: updated" + (f" ({untranslated} to translate)" if untranslated else ""))
-        if check_only:  # a hint or a test description students read in this language, still to translate
-            stale += [f"{po_path(language).name}: {problem}" for problem in check_language(language)]
-    return stale
+    languages = [language for language in course.languages if language in TRANSLATED_LANGUAGES]
+    stale = [language for language in languages if not catalog_is_current(language)]
+    if check_only:  # a hint or a test description students read in a language, still to translate
+        return [f"{po_path(language)}: out of step with the hidden tests: run `attn-course build`" for language in stale] + \
+            [f"{po_path(language).name}: {problem}" for language in languages if language not in stale
+             for problem in check_language(language)]
+    for path, untranslated in update_catalogs(stale):
+        _say(ctx, f"{path}: updated" + (f" ({untranslated} to translate)" if untranslated else ""))
+    return []
 
 
 @click.command()

@@ -41,6 +41,9 @@ INDEX = "index"
 #: The module-level name of a hidden test file's worked example, and the suffix of the public case made of it.
 EXAMPLE = "EXAMPLE"
 EXAMPLE_CASE = "{function}_example"
+#: The size the last axis of a public case's float array never has (the notebooks' d_k): a case of that size cannot
+#: tell a d_k hard-coded from the examples from the right one (``tests/autograder/build/test_release.py`` checks it).
+AVOIDED_LAST_AXIS = 4
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,38 @@ def _literal_example(source: str) -> tuple | None:
                 return None
             return value if isinstance(value, tuple) and value else None
     return None
+
+
+def _assigns_example(source: str) -> bool:
+    return any(isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [EXAMPLE]
+               for node in ast.parse(source).body)
+
+
+def example_problems(suite: Path, functions) -> list[str]:
+    """One line per worked example of ``functions`` in ``suite`` that cannot be a public case, naming its file: an
+    ``EXAMPLE`` that is not made of plain literals (``np.array(...)`` is a call, not a literal), or a float array of
+    it whose last axis has :data:`AVOIDED_LAST_AXIS` entries."""
+    problems = []
+    for function in functions:
+        path = Path(suite) / f"test_{function}.py"
+        source = path.read_text(encoding="utf-8") if path.is_file() else ""
+        example = _literal_example(source) if source else None
+        where = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
+        if example is None and source and _assigns_example(source) and "TODO" not in _example_line(source):
+            problems.append(f"{where}: EXAMPLE must be a tuple of plain literals (numbers, strings, nested lists and "
+                            "tuples; np.array(...) is not one): it is the question's public check case")
+        for argument in example or ():
+            array = np.asarray(argument) if isinstance(argument, (list, tuple)) else None
+            if array is not None and array.dtype.kind == "f" and array.ndim >= 2 and array.shape[-1] == AVOIDED_LAST_AXIS:
+                problems.append(f"{where}: an EXAMPLE array has {AVOIDED_LAST_AXIS} entries on its last axis: use "
+                                "another size (a public case's last axis is never "
+                                f"{AVOIDED_LAST_AXIS}, and its sizes differ from each other)")
+                break
+    return problems
+
+
+def _example_line(source: str) -> str:
+    return next((line for line in source.splitlines() if line.startswith(f"{EXAMPLE} =")), "")
 
 
 def example_cases(suite: Path, functions) -> list[PublicCase]:

@@ -5,8 +5,8 @@ The wheel (distribution ``attn-course``, see :mod:`autograder.bundle.version`) h
 * the engine, ``autograder/`` (its modules and package data, as pyproject.toml lists it);
 * the course's reference package as ``attn_reference/`` (the oracle its hidden suites compare with);
 * the course directory as ``attn_course_content/`` (:data:`~autograder.paths.BUNDLED_COURSE_DIR`):
-  ``course.yml``, ``hidden_tests/``, every other course folder the engine reads
-  (:data:`COURSE_FOLDERS`), the releases' stubs (so an untouched stub is told apart) and
+  ``course.yml``, ``hidden_tests/``, ``mistakes/`` (the grader replays the course's mutants on a
+  failure and names bugs by its hints: never a master, those are wrong versions), the releases' stubs (so an untouched stub is told apart) and
   ``bundle.json``. An installed bundle grades that course without ``--course``.
 
 Never in it: ``solutions/``, the course secret (``.course_secret``), the class's own files (roster,
@@ -24,7 +24,7 @@ from autograder import __version__
 from autograder.bundle.version import BUNDLE_INFO, bundle_info, bundle_version
 from autograder.errors import GraderError
 from autograder.kit.wheel import record_line, wheel_bytes, wheel_file
-from autograder.layout import HIDDEN_TESTS, RELEASES, CourseDirectory
+from autograder.layout import HIDDEN_TESTS, MISTAKES, RELEASES, CourseDirectory
 from autograder.paths import BUNDLED_COURSE_DIR, PROJECT_ROOT
 
 DISTRIBUTION = "attn-course"
@@ -34,7 +34,7 @@ REFERENCE_PACKAGE = "attn_reference"
 #: The course directory's folder in the wheel (and in site-packages).
 CONTENT = BUNDLED_COURSE_DIR.name
 #: Course folders the engine reads, bundled when the course has them (beside course.yml).
-COURSE_FOLDERS = (HIDDEN_TESTS, "mutants", "mistakes")
+COURSE_FOLDERS = (HIDDEN_TESTS, MISTAKES)
 #: Names never bundled, wherever they are: the course secret, caches, the masters.
 NEVER = (".course_secret", "__pycache__", ".pytest_cache", "solutions")
 #: Optional dependencies the bundle offers as extras (the platforms' own tools).
@@ -84,7 +84,7 @@ def course_files(course) -> dict[str, bytes]:
 
     layout: CourseDirectory = course.layout
     files = {f"{CONTENT}/course.yml": layout.course_file.read_bytes()}
-    folders = {HIDDEN_TESTS: layout.hidden_tests, **{name: layout.root / name for name in COURSE_FOLDERS[1:]}}
+    folders = {HIDDEN_TESTS: layout.hidden_tests, MISTAKES: layout.mistakes}
     for name, folder in folders.items():
         if folder.is_dir():
             files.update(tree_files(folder, f"{CONTENT}/{name}"))

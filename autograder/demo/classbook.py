@@ -75,13 +75,15 @@ def prepare_class(course, course_file: Path, assignment, class_dir: Path, studen
     """Before hw1's class is graded: the two similar students, the submission times, the roster; the students now."""
     if assignment.id != class_assignment(course):
         return students
-    from autograder.similarity.corpus import FUNCTIONS, VARIANTS, module, rename, styled
+    from autograder.similarity.corpus import corpus_spec, module, rename, styled
 
-    rng = random.Random(8)
-    own = styled(module({f: VARIANTS[f][1] for f in FUNCTIONS}, "s08's own"), rng)
-    (class_dir / f"{ORIGINAL}.py").write_text(own, encoding="utf-8")
-    (class_dir / f"{COPIER}.py").write_text(rename(own, rng), encoding="utf-8")
-    students = sorted({*students, ORIGINAL, COPIER})
+    spec = corpus_spec(course)
+    if spec.assignment == assignment.id:  # the planted corpus's way of writing: two similar students
+        rng = random.Random(8)
+        own = styled(module(spec, {f: spec.variants[f][1] for f in spec.functions}, "s08's own"), rng)
+        (class_dir / f"{ORIGINAL}.py").write_text(own, encoding="utf-8")
+        (class_dir / f"{COPIER}.py").write_text(rename(own, rng), encoding="utf-8")
+        students = sorted({*students, ORIGINAL, COPIER})
     from autograder.demo.written import write_sample_answers
 
     write_sample_answers(course, assignment, class_dir)

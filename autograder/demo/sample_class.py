@@ -54,11 +54,14 @@ class SampleClass:
         Per assignment id, more buggy students for the exports' agreement corpus only.
     showcase : tuple of (str, str) or None
         (student, assignment id) whose feedback the demo opens.
+    written : dict of str to str
+        Who answers the showcase's written questions how: ``full``, ``partial`` and ``hostile`` -> a student.
     """
 
     students: dict = field(default_factory=dict)
     agreement: dict = field(default_factory=dict)
     showcase: tuple[str, str] | None = None
+    written: dict = field(default_factory=dict)
 
 
 def _students(entries) -> dict[str, tuple[BuggyStudent, ...]]:
@@ -71,7 +74,8 @@ def _read_sample_class(path: Path, stamp: float) -> SampleClass:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     shown = data.get("showcase") or {}
     showcase = (str(shown["student"]), str(shown["assignment"])) if shown else None
-    return SampleClass(_students(data.get("students")), _students(data.get("agreement")), showcase)
+    written = {str(role): str(student) for role, student in (data.get("written") or {}).items()}
+    return SampleClass(_students(data.get("students")), _students(data.get("agreement")), showcase, written)
 
 
 def sample_class(layout) -> SampleClass:

@@ -16,7 +16,7 @@ from autograder.engine.direct import Unsupported, plan
 from autograder.engine.outcome import QUESTION_MARKER
 from autograder.engine.runner import importable
 from autograder.errors import GraderError
-from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.layout import default_layout
 
 #: The fixture through which a test draws fresh inputs from the run's seed.
 DRAW_FIXTURE = "draw"
@@ -33,22 +33,23 @@ class HiddenCase:
     visible: bool
 
 
-def suite_files(assignment_id: str, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
-    """The hidden test files of an assignment.
+def suite_files(assignment_id: str, tests_dir: Path | None = None) -> list[Path]:
+    """The hidden test files of an assignment, in ``tests_dir`` (default: the default course's hidden suites).
 
     Raises
     ------
     GraderError
         When there are none.
     """
+    tests_dir = default_layout().hidden_tests if tests_dir is None else tests_dir
     files = sorted((tests_dir / assignment_id).glob("test_*.py"))
     if not files:
         raise GraderError(f"no hidden tests for {assignment_id} in {tests_dir / assignment_id}")
     return files
 
 
-def hidden_cases(assignment_id: str, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[HiddenCase]:
-    """Every hidden test of an assignment, in run order.
+def hidden_cases(assignment_id: str, tests_dir: Path | None = None) -> list[HiddenCase]:
+    """Every hidden test of an assignment, in run order (``tests_dir``: as for :func:`suite_files`).
 
     Raises
     ------

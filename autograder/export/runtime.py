@@ -28,7 +28,6 @@ from autograder.export.spec import GradingSpec
 from autograder.grade.carry import call_graph
 from autograder.judge.compare import Tolerance
 from autograder.languages import SOURCE_LANGUAGE
-from autograder.paths import HIDDEN_TESTS_DIR
 from autograder.scoring import SCORE_DECIMALS, question_fraction
 
 #: Suite results per (namespace id, spec): the namespace is kept alive with them, so its id stays its own.
@@ -81,7 +80,7 @@ def hidden_results(namespace: dict, spec: GradingSpec | str) -> list[TestResult]
     if key not in _CACHE:
         submission = NamespaceSubmission(namespace, spec.call_timeout_s, spec.submission_timeout_s)
         with contained():
-            results = run_suite(suite_files(spec.assignment, HIDDEN_TESTS_DIR), submission,
+            results = run_suite(suite_files(spec.assignment), submission,
                                 Tolerance(spec.rtol, spec.atol), seed=spec.seed, questions=spec.functions,
                                 upstream=call_graph(spec.functions))
         _CACHE[key] = (namespace, results)

@@ -20,19 +20,20 @@ from autograder.grade.run import run_on_submission
 from autograder.grade.static_check import OUTSIDE_ALLOWED, policy_violations
 from autograder.grade.submitted import SubmissionTime, TimeSource
 from autograder.i18n import Message, joined, msg
-from autograder.paths import HIDDEN_TESTS_DIR
+from autograder.layout import default_layout
 from autograder.scoring import SCORE_DECIMALS, apply_penalties, score_questions
 from autograder.seeding import course_secret
 
 
-def hidden_test_files(assignment: Assignment, tests_dir: Path = HIDDEN_TESTS_DIR) -> list[Path]:
-    """The hidden suite of an assignment, in ``tests_dir`` (default: this project's course's).
+def hidden_test_files(assignment: Assignment, tests_dir: Path | None = None) -> list[Path]:
+    """The hidden suite of an assignment, in ``tests_dir`` (default: the default course's).
 
     Raises
     ------
     GraderError
         When the assignment has no hidden tests (the grader cannot run).
     """
+    tests_dir = default_layout().hidden_tests if tests_dir is None else tests_dir
     files = sorted((tests_dir / assignment.id).glob("test_*.py"))
     if not files:
         raise GraderError(f"no hidden tests for {assignment.id} in {tests_dir / assignment.id}")

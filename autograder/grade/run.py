@@ -19,6 +19,7 @@ from autograder.engine.runner import prepare_suite
 from autograder.errors import LoadFailed
 from autograder.grade.load_notes import load_notes
 from autograder.judge.tolerance import Tolerance
+from autograder.mistakes import course_mistakes
 from autograder.seeding import Seed, choose_seed
 from autograder.grade.static_check import parse_source
 from autograder.sandbox.client import SandboxedSubmission
@@ -106,10 +107,11 @@ def run_on_submission(
         except LoadFailed as error:
             return SuiteRun(source.origin, tree, error.student_message, [], worker.isolation, worker.captured_output,
                             source.notes, source.real_path, chosen)
-        results = run_suite(
-            test_files, worker, tolerance, seed=chosen.value, questions=assignment.functions,
-            upstream=upstream, show_assertions=show_assertions,
-        )
+        with course_mistakes(course.layout.mistakes):  # the failures are diagnosed with this course's mistakes
+            results = run_suite(
+                test_files, worker, tolerance, seed=chosen.value, questions=assignment.functions,
+                upstream=upstream, show_assertions=show_assertions,
+            )
         notes = load_notes(source.notes, worker.skipped, worker.skipped_more)
         return SuiteRun(source.origin, tree, None, results, worker.isolation, worker.captured_output, notes, source.real_path,
                         chosen)

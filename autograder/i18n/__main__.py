@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.i18n.maintain import check_language, update_language
+from autograder.i18n.maintain import check_language, update_catalogs
 from autograder.languages import TRANSLATED_LANGUAGES
 
 
@@ -23,15 +23,16 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [code for code in options.languages if code not in TRANSLATED_LANGUAGES]
     if unknown:
         parser.error(f"no catalog for {', '.join(unknown)}: the translated languages are {', '.join(TRANSLATED_LANGUAGES)}")
-    failed = False
-    for language in options.languages or TRANSLATED_LANGUAGES:
-        if options.action == "update":
-            path, untranslated = update_language(language)
+    languages = options.languages or TRANSLATED_LANGUAGES
+    if options.action == "update":
+        for path, untranslated in update_catalogs(languages):
             print(f"{path}: {untranslated} message(s) to translate")
-        else:
-            problems = check_language(language)
-            print("\n".join(problems) if problems else f"{language}: every message is translated and checked")
-            failed = failed or bool(problems)
+        return 0
+    failed = False
+    for language in languages:
+        problems = check_language(language)
+        print("\n".join(problems) if problems else f"{language}: every message is translated and checked")
+        failed = failed or bool(problems)
     return 1 if failed else 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.i18n.extract import MARKERS, PACKAGE_DIR, marker_name
 
 #: The course's files (globs relative to the course directory beside the package) whose text reaches students.
-COURSE_TEXT_FILES = ("hidden_tests/*/test_*.py",)
+COURSE_TEXT_FILES = ("hidden_tests/*/test_*.py", "mistakes/*.py")
 #: The modules (globs relative to the package) whose text reaches students.
 STUDENT_TEXT_MODULES = (
     "check/api.py", "check/checklib.py", "check/command.py", "check/live.py", "check/policy.py", "check/runner.py",
@@ -33,7 +33,6 @@ STUDENT_TEXT_MODULES = (
     "grade/api.py", "grade/expect.py", "grade/figures.py", "grade/load_notes.py", "report/html.py", "report/text.py",
     "grade/static_check.py",
     "gradebook/export.py",
-    "mutants/catalog.py",
     "sandbox/client.py", "sandbox/process.py", "sandbox/reported.py", "sandbox/returned.py", "sandbox/worker.py",
     "submission/locate.py", "submission/notebook_code.py",
 )

@@ -4,7 +4,8 @@ Two kinds of entries:
 
 - the literal templates of the catalog's markers, ``msg("...")``, ``msg_n("...", "...", n)``
   and ``N_("...")``, in every module of the ``autograder`` package (the public checks' helpers
-  included) and of the project course's hidden suites (``hidden_tests/`` beside ``course.yml``);
+  included) and of the project course's hidden suites and mistakes (``hidden_tests/`` and ``mistakes/`` beside
+  ``course.yml``: the hints of its bugs among them);
 - the first line of every hidden test's docstring, which students read as the test's
   description.
 
@@ -23,6 +24,8 @@ MARKERS = {"msg": 1, "msg_n": 2, "N_": 1}
 #: The package whose modules are read, and the hidden tests' folder beside it (in the project's course).
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 HIDDEN_TESTS = "hidden_tests"
+#: The course's mistakes folder beside it (the hints of the course's bugs, the facts of its mutants).
+MISTAKES = "mistakes"
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,10 @@ def _relative(path: Path, package_dir: Path) -> str:
 
 
 def _sources(package_dir: Path) -> list[Path]:
-    """The package's modules, then the hidden suites of the course beside it."""
-    return sorted(package_dir.rglob("*.py")) + sorted((package_dir.parent / HIDDEN_TESTS).glob("*/*.py"))
+    """The package's modules, then the hidden suites and the mistakes of the course beside it."""
+    course = package_dir.parent
+    return [*sorted(package_dir.rglob("*.py")), *sorted((course / HIDDEN_TESTS).glob("*/*.py")),
+            *sorted((course / MISTAKES).glob("*.py"))]
 
 
 def extract(package_dir: Path = PACKAGE_DIR, files: list[Path] | None = None) -> tuple[dict, list[str]]:

@@ -17,6 +17,7 @@ from autograder.i18n.glossary import Term, glossary_problems, load_glossary
 from autograder.i18n.catalog import PoEntry, po_path, read_po
 from autograder.i18n.extract import extract
 from autograder.i18n.message import fields
+from autograder.languages import TRANSLATED_LANGUAGES
 from autograder.paths import PROJECT_ROOT
 
 #: The course glossary the Chinese catalog follows.
@@ -167,6 +168,19 @@ def catalog_is_current(language: str) -> bool:
     path = po_path(language)
     existing = read_po(path) if path.is_file() else []
     return path.is_file() and path.read_text(encoding="utf-8") == format_po(updated_entries(language, existing, extracted))
+
+
+def update_catalogs(languages) -> list[tuple[Path, int]]:
+    """Bring the catalog of each translated language of ``languages`` in step with the code: the one way every command
+    writes them (``python -m autograder.i18n update``, ``attn-course build``, ``attn-course new``), so that each writes
+    the same bytes. The source language has no catalog and is skipped.
+
+    Returns
+    -------
+    list of (Path, int)
+        Each catalog written, and how many of its ids are untranslated.
+    """
+    return [update_language(language) for language in languages if language in TRANSLATED_LANGUAGES]
 
 
 def update_language(language: str, folder: Path | None = None) -> tuple[Path, int]:

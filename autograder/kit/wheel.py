@@ -40,6 +40,7 @@ KIT_MODULES = (
     "autograder/jupyter_imports.py",
     "autograder/languages.py",
     "autograder/layout.py",
+    "autograder/mistakes.py",
     "autograder/paths.py",
     "autograder/scoring.py",
     "autograder/seeding.py",

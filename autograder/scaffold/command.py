@@ -10,10 +10,9 @@ from autograder.cli_common import CourseCommandError, common_options, course_fil
 def _update_catalogs(languages: tuple[str, ...]) -> list:
     """Bring the message catalog of each translated language in step with the code (as ``python -m autograder.i18n
     update`` does): the scaffold's texts are in it already, only their references change."""
-    from autograder.i18n.maintain import update_language
-    from autograder.languages import SOURCE_LANGUAGE
+    from autograder.i18n.maintain import update_catalogs
 
-    return [update_language(language)[0] for language in languages if language != SOURCE_LANGUAGE]
+    return [path for path, _ in update_catalogs(languages)]
 
 
 def _scaffold(ctx: click.Context, make_edits, next_step: str) -> None:

@@ -5,8 +5,9 @@ each file to write (new files, and the files a question is added to: course.yml,
 package's ``__init__``, the solution module, the notebook source, the translated docstrings).
 The question's public check case is its hidden test's worked example (``EXAMPLE``), so the
 public cases need no edit (:func:`autograder.build.public_cases.example_cases`). :func:`write_edits` writes them, refusing to overwrite a new file.
-Mistakes need no file: every graded function has the catalog's generic mistakes from the start
-(:func:`autograder.mutants.catalog.mutants_for`); ``build --check-only`` reminds you to add your own.
+Its mistakes get a placeholder module in the course's ``mistakes/`` (``MUTANTS`` and ``BUGS`` empty, to fill): until
+it lists some, the function has the catalog's generic mistakes only (:func:`autograder.mutants.catalog.generic_mutants`)
+and ``build --check-only`` reminds you to add your own, naming that file.
 """
 
 from __future__ import annotations
@@ -144,7 +145,8 @@ def question_file_edits(course: Course, assignment_id: str, module: str, functio
                             "add questions in a checkout of the project, where attn_reference/ sits beside course.yml")
     reference_file = layout.reference / f"{function}.py"
     suite_file = layout.hidden_suite(assignment_id) / f"test_{function}.py"
-    for path in (reference_file, suite_file):
+    mistakes_file = layout.mistakes / f"{function}.py"
+    for path in (reference_file, suite_file, mistakes_file):
         if path.exists():
             raise ScaffoldError(f"{path} exists already")
     signature, doc = ", ".join(parameters), docstring(function, parameters)
@@ -160,6 +162,7 @@ def question_file_edits(course: Course, assignment_id: str, module: str, functio
         Edit(suite_file, texts.HIDDEN_TESTS.format(
             function=function, assignment=assignment_id, parameters=signature, worked_example=texts.WORKED_EXAMPLE,
             random_inputs=texts.RANDOM_INPUTS, batch_axes=texts.BATCH_AXES, float32_kept=texts.FLOAT32_KEPT), True),
+        Edit(mistakes_file, texts.MISTAKES.format(function=function, parameters=signature), True),
     ]
     for language in course.languages:
         if language != SOURCE_LANGUAGE:

@@ -223,3 +223,25 @@ module: |
   {untranslated} TODO the module docstring in this language.
 functions:
 '''
+
+MISTAKES = '''"""Known mistakes in {function}: wrong versions of it the hidden tests must catch (the test-power gate) and the
+grader replays on a failure, to name the student's bug with its hint.
+
+Until MUTANTS lists one, {function} has the generic mistakes only (a result of zeros); `attn-course build
+--check-only` reminds you. For each mistake: a function with the reference's signature ({parameters}), a Bug in
+BUGS with an id "{function}.<what>" and a one-sentence hint starting "Your {function} ..." (wrapped in N_ so it is
+translated), and a Mutant(id, "{function}", implementation) in MUTANTS.
+"""
+
+from autograder.diagnose.registry import Bug
+from autograder.i18n import N_
+from autograder.mutants import Mutant
+
+BUGS: tuple[Bug, ...] = (
+    # TODO e.g. Bug("{function}.off_by_one", N_("Your {function} ... .")),
+)
+
+MUTANTS: tuple[Mutant, ...] = (
+    # TODO e.g. Mutant("{function}.off_by_one", "{function}", off_by_one),
+)
+'''

@@ -1,16 +1,17 @@
-"""A planted corpus for the similarity check (benchmarks/similarity.py, the demo): hw1 submissions whose copies are known.
+"""A planted corpus for the similarity check (benchmarks/similarity.py, the demo): submissions whose copies are known.
 
-Honest students each combine their own way of writing the four functions (several
-independent ways per function, written by hand, as students write them: two honest
-students may still write the same short function alike). Every student keeps the starter
-code of the corpus's stub (:data:`STARTER`: input conversions each function begins with).
+The corpus is course content (``solutions/similarity_corpus.yml``, read by :func:`corpus_spec`): honest
+students each combine their own way of writing the assignment's functions (several independent ways
+per function, written by hand, as students write them: two honest students may still write the same
+short function alike). Every student keeps the starter code of the corpus's stub (input conversions
+each function begins with) under the release's signatures.
 Then copiers take an honest student's file and
 
 - ``copy``: hand it in as it is (the issue's s08 and s29);
 - ``renamed``: rename every local variable;
 - ``reordered``: swap independent adjacent statements;
 - ``disguised``: rename, reorder and rewrite the comments;
-- ``partial``: copy the largest function only (scaled_dot_product_attention), the rest their own.
+- ``partial``: copy the largest function only (the corpus's ``partial``), the rest their own.
 
 :func:`build_corpus` returns the sources and the pairs that are copies (a copier and their
 source, and two copiers of one source), for precision and recall.
@@ -24,73 +25,94 @@ import random
 import re
 from dataclasses import dataclass
 
-FUNCTIONS = ("softmax", "causal_mask", "scaled_dot_product_attention", "dot_product_variance")
-SIGNATURES = {
-    "softmax": "def softmax(x, axis: int = -1) -> np.ndarray:",
-    "causal_mask": "def causal_mask(n: int) -> np.ndarray:",
-    "scaled_dot_product_attention": "def scaled_dot_product_attention(Q, K, V, mask=None):",
-    "dot_product_variance": "def dot_product_variance(d_k: int, n_samples: int, rng: np.random.Generator):",
-}
-#: The corpus stub's starter code: what every student's function begins with.
-STARTER = {
-    "softmax": "x = np.asarray(x)\nif x.dtype != np.float32:\n    x = x.astype(np.float64)",
-    "causal_mask": "if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:\n"
-                   "    raise ValueError(f'n must be a positive integer, got {n!r}')",
-    "scaled_dot_product_attention": "Q = np.asarray(Q)\nK = np.asarray(K)\nV = np.asarray(V)\n"
-                                    "if Q.dtype != np.float32:\n    Q, K, V = (a.astype(np.float64) for a in (Q, K, V))",
-    "dot_product_variance": "if d_k < 1 or n_samples < 2:\n    raise ValueError('need d_k >= 1 and n_samples >= 2')",
-}
+import yaml
+
+from autograder.config import load_course
+from autograder.errors import ConfigError
+
+#: The course's planted corpus, beside its masters (``solutions/similarity_corpus.yml``).
+CORPUS_FILE = "similarity_corpus.yml"
 HEADER = "from __future__ import annotations\n\nimport math\n\nimport numpy as np\n"
 
-VARIANTS = {
-    "softmax": [
-        "m = np.max(x, axis=axis, keepdims=True)\ne = np.exp(x - m)\nreturn e / np.sum(e, axis=axis, keepdims=True)",
-        "shifted = x - x.max(axis=axis, keepdims=True)\nexps = np.exp(shifted)\ntotal = exps.sum(axis=axis, keepdims=True)\n"
-        "return exps / total",
-        "z = np.exp(x - np.amax(x, axis, keepdims=True))\nreturn z / z.sum(axis, keepdims=True)",
-        "x = np.moveaxis(x, axis, -1)\ntop = x.max(-1)[..., None]\nex = np.exp(x - top)\nout = ex / ex.sum(-1)[..., None]\n"
-        "return np.moveaxis(out, -1, axis)",
-        "m = np.max(x, axis=axis, keepdims=True)\nwith np.errstate(invalid='ignore'):\n"
-        "    lse = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))\n    return np.exp(x - lse)",
-    ],
-    "causal_mask": [
-        "return np.tril(np.ones((n, n), dtype=bool))",
-        "i = np.arange(n)\nreturn i[None, :] <= i[:, None]",
-        "mask = np.zeros((n, n), dtype=bool)\nrows, cols = np.tril_indices(n)\nmask[rows, cols] = True\nreturn mask",
-        "return ~np.triu(np.ones((n, n), dtype=bool), k=1)",
-        "grid = np.indices((n, n))\nreturn grid[1] <= grid[0]",
-    ],
-    "scaled_dot_product_attention": [
-        "d = Q.shape[-1]\ns = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d)\nif mask is not None:\n"
-        "    s = np.where(mask, s, -np.inf)\nw = softmax(s)\nreturn w @ V, w",
-        "scores = np.matmul(Q, K.swapaxes(-2, -1))\nscores = scores / np.sqrt(K.shape[-1])\nif mask is not None:\n"
-        "    allowed = np.asarray(mask, dtype=bool)\n    scores = np.where(allowed, scores, -np.inf)\n"
-        "weights = softmax(scores, axis=-1)\noutput = np.matmul(weights, V)\nreturn output, weights",
-        "scale = 1.0 / np.sqrt(Q.shape[-1])\nlogits = np.einsum('...qd,...kd->...qk', Q, K) * scale\nif mask is not None:\n"
-        "    logits = logits + np.where(mask, 0.0, -np.inf)\nattn = softmax(logits, -1)\n"
-        "context = np.einsum('...qk,...kv->...qv', attn, V)\nreturn context, attn",
-        "Kt = np.moveaxis(K, -1, -2)\nraw = Q @ Kt\ndk = K.shape[-1]\nraw /= dk ** 0.5\nif mask is not None:\n"
-        "    blocked = ~np.asarray(mask).astype(bool)\n    raw = np.where(blocked, -np.inf, raw)\np = softmax(raw, axis=-1)\n"
-        "z = p @ V\nreturn z, p",
-        "L_k = K.shape[-2]\nd_k = Q.shape[-1]\nsc = np.matmul(Q / math.sqrt(d_k), np.swapaxes(K, -2, -1))\n"
-        "if mask is None:\n    mask = np.ones(sc.shape[-2:], dtype=bool)\nsc = np.where(np.asarray(mask) != 0, sc, float('-inf'))\n"
-        "probs = softmax(sc)\nassert probs.shape[-1] == L_k\nreturn np.matmul(probs, V), probs",
-        "kT = K.transpose(*range(K.ndim - 2), K.ndim - 1, K.ndim - 2)\nsim = (Q @ kT) * (1 / math.sqrt(Q.shape[-1]))\n"
-        "if mask is not None:\n    sim[..., ~np.broadcast_to(np.asarray(mask, bool), sim.shape)] = -np.inf\n"
-        "a = softmax(sim, axis=-1)\nreturn a @ V, a",
-    ],
-    "dot_product_variance": [
-        "q = rng.standard_normal((n_samples, d_k))\nk = rng.standard_normal((n_samples, d_k))\ndots = np.sum(q * k, axis=1)\n"
-        "return float(np.var(dots)), float(np.var(dots / math.sqrt(d_k)))",
-        "q = rng.standard_normal((n_samples, d_k))\nk = rng.standard_normal((n_samples, d_k))\n"
-        "d = np.einsum('ij,ij->i', q, k)\ns = d / np.sqrt(d_k)\nreturn float(d.var()), float(s.var())",
-        "queries = rng.standard_normal((n_samples, d_k))\nkeys = rng.standard_normal((n_samples, d_k))\n"
-        "prods = (queries * keys).sum(-1)\nraw = np.mean(prods ** 2)\nscaled = np.mean((prods / np.sqrt(d_k)) ** 2)\n"
-        "return float(raw), float(scaled)",
-        "q = rng.standard_normal((n_samples, d_k))\nk = rng.standard_normal((n_samples, d_k))\ndiag = np.diag(q @ k.T)\n"
-        "v = np.var(diag, ddof=1)\nreturn float(v), float(v / d_k)",
-    ],
-}
+
+class CorpusError(ConfigError):
+    """The course's planted corpus is missing or not in the expected form."""
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """What the planted class is made of, read from the course (:func:`corpus_spec`).
+
+    Attributes
+    ----------
+    assignment : str
+        The assignment the class hands in.
+    functions : tuple of str
+        Its functions, in the order a student's module defines them.
+    signatures : dict of str to str
+        Each function's ``def`` line, the release's.
+    starter : dict of str to str
+        The stub's starter code each function begins with.
+    variants : dict of str to list of str
+        Each function's bodies, one per way of writing it.
+    partial : str
+        The function a ``partial`` copier copies (the largest).
+    """
+
+    assignment: str
+    functions: tuple[str, ...]
+    signatures: dict
+    starter: dict
+    variants: dict
+    partial: str
+
+
+def release_signatures(release_module: str, functions: tuple[str, ...]) -> dict[str, str]:
+    """The one-line ``def`` of each of ``functions`` in a release module's source (its annotations kept).
+
+    Raises
+    ------
+    CorpusError
+        When the release does not define one of them.
+    """
+    found = {}
+    for node in ast.parse(release_module).body:
+        if isinstance(node, ast.FunctionDef) and node.name in functions:
+            bare = ast.FunctionDef(node.name, node.args, [ast.Pass()], [], node.returns, None)
+            found[node.name] = ast.unparse(ast.fix_missing_locations(bare)).splitlines()[0]
+    missing = [f for f in functions if f not in found]
+    if missing:
+        raise CorpusError(f"the release defines no {', '.join(missing)}")
+    return found
+
+
+def corpus_spec(course=None) -> CorpusSpec:
+    """The planted corpus of ``course`` (default: the default course): its ``solutions/similarity_corpus.yml``, with
+    the signatures of the assignment's release.
+
+    Raises
+    ------
+    CorpusError
+        When the file is missing or not in the expected form, or the release lacks a function.
+    """
+    course = load_course() if course is None else course
+    path = course.layout.solutions / CORPUS_FILE
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assignment = course.assignment(str(data["assignment"]))
+        listed = data["functions"]
+        functions = tuple(str(f) for f in listed)
+        starter = {f: str(listed[f]["starter"]).rstrip("\n") for f in functions}
+        variants = {f: [str(v).rstrip("\n") for v in listed[f]["variants"]] for f in functions}
+        partial = str(data["partial"])
+        release = (course.layout.release(assignment.id) / assignment.module).read_text(encoding="utf-8")
+    except (OSError, KeyError, TypeError, AttributeError, yaml.YAMLError, ConfigError) as error:
+        raise CorpusError(f"{path}: no planted corpus ({type(error).__name__}: {error})") from None
+    if partial not in functions or not all(variants.values()):
+        raise CorpusError(f"{path}: `partial` must be one of its functions, and each function needs variants")
+    return CorpusSpec(assignment.id, functions, release_signatures(release, functions), starter, variants, partial)
+
+
 #: Honest students, then copiers, in a seeded shuffle of names s01, s02, ...
 HONEST = 14
 PLANTS = ("copy", "copy", "renamed", "renamed", "reordered", "reordered", "disguised", "disguised", "partial")
@@ -100,19 +122,21 @@ def _indent(text: str, spaces: int = 4) -> str:
     return "\n".join(" " * spaces + line if line else line for line in text.splitlines())
 
 
-def function_source(function: str, body: str, comment: str = "") -> str:
+def function_source(spec: CorpusSpec, function: str, body: str, comment: str = "") -> str:
     """One function: its signature, a comment, the starter code, then ``body``."""
-    lines = [SIGNATURES[function], f"    # {comment}" if comment else "", _indent(STARTER[function]), _indent(body)]
+    lines = [spec.signatures[function], f"    # {comment}" if comment else "", _indent(spec.starter[function]),
+             _indent(body)]
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def module(bodies: dict[str, str], comment: str = "") -> str:
-    return HEADER + "\n\n" + "\n\n".join(function_source(f, bodies[f], comment) for f in FUNCTIONS)
+def module(spec: CorpusSpec, bodies: dict[str, str], comment: str = "") -> str:
+    """A student's module: the header, then each function of ``spec`` with its body from ``bodies``."""
+    return HEADER + "\n\n" + "\n\n".join(function_source(spec, f, bodies[f], comment) for f in spec.functions)
 
 
-def stub() -> str:
+def stub(spec: CorpusSpec) -> str:
     """The corpus's stub: each function's starter code, then ``raise NotImplementedError``."""
-    return module({f: f"raise NotImplementedError('{f}: not implemented yet')" for f in FUNCTIONS})
+    return module(spec, {f: f"raise NotImplementedError('{f}: not implemented yet')" for f in spec.functions})
 
 
 class _Renamer(ast.NodeTransformer):
@@ -191,8 +215,8 @@ def styled(source: str, rng: random.Random) -> str:
     return source
 
 
-def _honest_choices(rng: random.Random) -> list[dict[str, int]]:
-    combos = list(itertools.product(*(range(len(VARIANTS[f])) for f in FUNCTIONS)))
+def _honest_choices(spec: CorpusSpec, rng: random.Random) -> list[dict[str, int]]:
+    combos = list(itertools.product(*(range(len(spec.variants[f])) for f in spec.functions)))
     rng.shuffle(combos)
     chosen: list[tuple[int, ...]] = []
     for combo in combos:  # honest students differ in at least two functions
@@ -200,10 +224,10 @@ def _honest_choices(rng: random.Random) -> list[dict[str, int]]:
             chosen.append(combo)
         if len(chosen) == HONEST:
             break
-    return [dict(zip(FUNCTIONS, combo)) for combo in chosen]
+    return [dict(zip(spec.functions, combo)) for combo in chosen]
 
 
-def _planted(kind: str, original: str, choice: dict[str, int], rng: random.Random) -> str:
+def _planted(spec: CorpusSpec, kind: str, original: str, choice: dict[str, int], rng: random.Random) -> str:
     if kind == "copy":
         return original
     if kind == "renamed":
@@ -212,26 +236,34 @@ def _planted(kind: str, original: str, choice: dict[str, int], rng: random.Rando
         return reorder(original)
     if kind == "disguised":
         return rename(reorder(original), rng)
-    own = ast.parse(styled(module({f: VARIANTS[f][(choice[f] + 1) % len(VARIANTS[f])] for f in FUNCTIONS}), rng))
-    copied = [n for n in ast.parse(original).body if getattr(n, "name", "") == "scaled_dot_product_attention"]
+    own = ast.parse(styled(module(spec, {f: spec.variants[f][(choice[f] + 1) % len(spec.variants[f])]
+                                         for f in spec.functions}), rng))
+    copied = [n for n in ast.parse(original).body if getattr(n, "name", "") == spec.partial]
     own.body = [copied[0] if getattr(n, "name", "") == copied[0].name else n for n in own.body]
     return rename(ast.unparse(own), rng)
 
 
-def build_corpus(seed: int = 26) -> Corpus:
-    """The planted class (see the module), the same for the same ``seed``."""
+def build_corpus(seed: int = 26, spec: CorpusSpec | None = None) -> Corpus:
+    """The planted class (see the module) of ``spec`` (default: the default course's), the same for the same ``seed``.
+
+    Raises
+    ------
+    CorpusError
+        When the course has no planted corpus in the expected form.
+    """
+    spec = corpus_spec() if spec is None else spec
     rng = random.Random(seed)
-    choices = _honest_choices(rng)
+    choices = _honest_choices(spec, rng)
     names = [f"s{n:02d}" for n in range(1, HONEST + len(PLANTS) + 1)]
     rng.shuffle(names)
     honest, copiers = names[:HONEST], names[HONEST:]
-    sources = {name: styled(module({f: VARIANTS[f][c[f]] for f in FUNCTIONS}, f"written by {name}"), rng)
+    sources = {name: styled(module(spec, {f: spec.variants[f][c[f]] for f in spec.functions}, f"written by {name}"), rng)
                for name, c in zip(honest, choices)}
     origin, kinds = {}, {}
     for copier, kind in zip(copiers, PLANTS):
         source = rng.randrange(len(honest))
         origin[copier], kinds[copier] = honest[source], kind
-        sources[copier] = _planted(kind, sources[honest[source]], choices[source], rng)
+        sources[copier] = _planted(spec, kind, sources[honest[source]], choices[source], rng)
     copies = {tuple(sorted((c, o))) for c, o in origin.items()}
     copies |= {tuple(sorted((a, b))) for a, b in itertools.combinations(copiers, 2) if origin[a] == origin[b]}
-    return Corpus(dict(sorted(sources.items())), stub(), frozenset(copies), kinds)
+    return Corpus(dict(sorted(sources.items())), stub(spec), frozenset(copies), kinds)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from collections import Counter
 from pathlib import Path
 
 import autograder
@@ -107,15 +109,17 @@ def _docstrings(tree: ast.AST) -> set[int]:
             and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
 
 
-def course_names_in_engine(names: set[str], package_dir: Path = PACKAGE_DIR) -> list[str]:
-    """``file:line`` of every string of the engine's code (docstrings aside) that holds one of ``names``."""
+def course_names_in_engine(names: set[str], package_dir: Path = PACKAGE_DIR, whole: bool = False) -> list[str]:
+    """``file:line`` of every string of the engine's code (docstrings aside) that holds one of ``names`` (``whole``:
+    as a whole identifier, so ``"softmax"`` is not found in ``"mask_after_softmax"``)."""
     found = []
+    patterns = [re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])") for name in sorted(names)]
     for path in sorted(package_dir.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = _docstrings(tree)
         found += [f"{path.relative_to(package_dir)}:{node.lineno}" for node in ast.walk(tree)
                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
-                  and any(name in node.value for name in names)]
+                  and (any(p.search(node.value) for p in patterns) if whole else any(n in node.value for n in names))]
     return found
 
 
@@ -128,3 +132,42 @@ def test_no_engine_module_names_an_assignment_of_the_course():
 def test_the_check_sees_an_assignment_named_in_code(tmp_path):
     (tmp_path / "m.py").write_text('"""About hw9_x."""\nDEMO = ("chen", "hw9_x")\n', encoding="utf-8")
     assert course_names_in_engine({"hw9_x"}, tmp_path) == ["m.py:2"]
+
+
+#: Engine modules that still name graded functions of the course, with how many of their literals do: the behavioural
+#: probes bind themselves to the functions they know by name (issue 25's work on them is under way), and the HTML
+#: report shows the variance experiment's table for its question. These counts may only fall; no other module may
+#: name one. No generic vocabulary needs an exception: a name is found only as a whole identifier.
+PENDING_FUNCTION_NAMES = {
+    "diagnose/probes/arguments.py": 6,
+    "diagnose/probes/backward.py": 3,
+    "diagnose/probes/calls.py": 4,
+    "diagnose/probes/outputs.py": 2,
+    "diagnose/probes/patterns.py": 5,
+    "diagnose/probes/softmax.py": 6,
+    "report/html.py": 1,
+}
+
+
+def _by_file(found: list[str]) -> Counter:
+    return Counter(where.rsplit(":", 1)[0] for where in found)
+
+
+def test_no_engine_module_names_a_graded_function_of_the_course():
+    from autograder.config import load_course
+
+    functions = {function for a in load_course().assignments for function in a.functions}
+    found = _by_file(course_names_in_engine(functions, whole=True))
+    assert {f: n for f, n in found.items() if f not in PENDING_FUNCTION_NAMES} == {}
+    assert {f: n for f, n in found.items() if n > PENDING_FUNCTION_NAMES.get(f, 0)} == {}
+
+
+def test_the_check_sees_a_function_named_in_code_but_not_inside_another_word(tmp_path):
+    (tmp_path / "m.py").write_text(
+        '"""About window_mask."""\n'
+        'if function == "window_mask":\n    pass\n'
+        'SIGNATURE = "def window_mask(n, w):"\n'
+        'SUFFIX = "no_window_mask_here"\n'
+        'TEXT = "the window_masks"\n', encoding="utf-8")
+    assert sorted(course_names_in_engine({"window_mask"}, tmp_path, whole=True)) == ["m.py:2", "m.py:4"]
+    assert len(course_names_in_engine({"window_mask"}, tmp_path)) == 4  # as a part of a word too: not what is meant

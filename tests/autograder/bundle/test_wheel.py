@@ -16,6 +16,7 @@ from autograder import __version__
 from autograder.build.markers import keep_solutions
 from autograder.bundle.wheel import bundle_files, bundle_wheel_name, write_bundle
 from autograder.config import ConfigError, load_course, parse_course
+from autograder.diagnose.registry import ENGINE_BUGS, bugs
 from autograder.layout import CourseDirectory
 from autograder.seeding import SECRET_FILE, ensure_secret
 from tests.autograder.bundle.outside import assert_outside, fresh_venv, install, outside_env, run
@@ -41,6 +42,12 @@ def test_the_bundle_holds_the_engine_the_course_its_hidden_suites_reference_and_
     assert {"autograder/i18n/zh.po", "autograder/engine/pytest.ini", "autograder/grade/run.py"} <= set(files)
     for assignment in COURSE.assignments:
         assert f"{CONTENT}/assignments/{assignment.id}/{assignment.module}" in files
+
+
+def test_the_bundle_holds_the_course_mistakes_the_grader_replays(files):
+    mistakes = {f"{CONTENT}/mistakes/{p.name}" for p in LAYOUT.mistakes.glob("*.py")}
+    assert mistakes and mistakes <= set(files)
+    assert not [n for n in files if n.startswith("autograder/mutants/") and n.endswith("_mutants.py")]
 
 
 def test_the_bundle_never_holds_the_masters_or_the_secret(files):
@@ -120,6 +127,8 @@ def test_the_installed_bundle_grades_its_own_course_and_reruns_agree_with_the_se
     assert records[0]["score"] == HW1.max_points and records[1]["score"] < HW1.max_points
     assert records[1]["seed"] == records[2]["seed"] and records[1]["seed_source"] == "derived"
     assert not list(installed.parent.rglob(SECRET_FILE))  # no secret made inside site-packages
+    named = {d for q in records[1]["questions"] for t in q["tests"] for d in t["diagnoses"]}
+    assert named & {b.id for b in bugs(LAYOUT.mistakes)[len(ENGINE_BUGS):]}  # the bundle's mistakes name the bug
 
 
 def test_a_course_given_by_path_bundles_its_own_folders_and_no_stray_secret(tmp_path):

@@ -152,7 +152,9 @@ def test_the_generic_diagnosis_modules_name_no_assignment_and_no_argument():
             continue
     import re
 
-    from autograder.diagnose.registry import BUGS
+    from autograder.diagnose.registry import bugs
+
+    BUGS = bugs()
 
     names -= {p for b in BUGS for p in re.findall(r"{(\w+)}", b.hint)}  # a hint's placeholder is a fact's name
     root = Path(__file__).resolve().parents[3] / "autograder" / "diagnose"

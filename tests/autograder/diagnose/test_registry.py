@@ -11,9 +11,13 @@ import pytest
 
 import autograder.diagnose as diagnose_package
 from autograder.config import load_course
-from autograder.diagnose.registry import BUGS, PREFIXES, Bug, bug, prefix_of
-from autograder.mutants import MUTANTS
+from autograder.diagnose.registry import Bug, bug, bugs, prefix_of, prefixes
+from autograder.mutants import all_mutants
 
+#: The course's own mutants (its mistakes/ folder).
+MUTANTS = all_mutants()
+#: Every registered bug and listed prefix: the engine's and the course's (its mistakes/ folder).
+BUGS, PREFIXES = bugs(), prefixes()
 GRADED_FUNCTIONS = {q.function for a in load_course().assignments for q in a.questions}
 ID_PATTERN = re.compile(r"^([a-z_]+)\.([a-z0-9_]+)$")
 DIAGNOSE_SOURCES = sorted(Path(diagnose_package.__file__).parent.rglob("*.py"))

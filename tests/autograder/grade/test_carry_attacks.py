@@ -201,8 +201,10 @@ def test_re_checks_happen_only_for_a_failing_function_whose_upstream_failed():
     from autograder.grade.carry import call_graph
     from autograder.judge.compare import Tolerance
     from autograder.engine import run_suite
-    from autograder.mutants.catalog import MUTANTS
+    from autograder.mutants import all_mutants
     from tests.autograder.support import InProcessSubmission
+
+    MUTANTS = all_mutants()
 
     class Counting(InProcessSubmission):
         rechecks = 0

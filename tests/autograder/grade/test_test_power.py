@@ -21,13 +21,15 @@ from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
 from autograder.grade.carry import call_graph, upstream_of
 from autograder.judge.compare import Tolerance, contract
-from autograder.mutants import MUTANTS
+from autograder.mutants import all_mutants
 from autograder.mutants.catalog import RETURNS_ZEROS, generic_mutants
 from autograder.paths import SOLUTIONS_DIR
 from autograder.scoring import score_questions
 from tests.autograder.support import InProcessSubmission
 
 COURSE = load_course()
+#: The course's own mutants (its mistakes/ folder).
+MUTANTS = all_mutants()
 TOLERANCE = Tolerance(COURSE.defaults.rtol, COURSE.defaults.atol)
 ASSIGNMENT_OF = {q.function: a for a in COURSE.assignments for q in a.questions}
 #: Seeds every mutant is graded on: each draws its own shapes, dtypes and masks.

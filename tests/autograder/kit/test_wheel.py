@@ -153,7 +153,9 @@ def test_the_kits_requirements_are_the_projects_own_version_ranges(tmp_path):
 
 
 def test_the_kits_catalog_holds_what_check_says_and_no_hint_or_hidden_test_description():
-    from autograder.diagnose.registry import BUGS
+    from autograder.diagnose.registry import bugs
+
+    BUGS = bugs()
     from autograder.i18n.catalog import parse_po
     from autograder.i18n.extract import extract
 

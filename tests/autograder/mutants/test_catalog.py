@@ -21,10 +21,12 @@ from autograder.errors import StudentException
 from autograder.judge.compare import Tolerance
 from autograder.grade.expect import judge
 from autograder.inputs import RngSeed, materialize
-from autograder.mutants import MUTANTS, Mutant, mutant, mutants_for
+from autograder.mutants import Mutant, all_mutants, mutant, mutants_for
 from autograder.mutants.catalog import RETURNS_ZEROS, generic_mutants
 from tests.attn_reference.test_contract import sample_inputs
 
+#: The course's own mutants (its mistakes/ folder).
+MUTANTS = all_mutants()
 TOL = Tolerance(rtol=1e-5, atol=1e-8)
 SEED = 20270308
 #: Scores this large overflow exp() unless the maximum is subtracted first.

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.mutants.variance_mutants import all_pairs
+from autograder.mutants import mutant
+
+all_pairs = mutant("variance.all_pairs").implementation
 
 
 @pytest.mark.parametrize(("d_k", "n_samples", "seed"), [(3, 50, 0), (16, 200, 1), (64, 300, 2), (1, 7, 3)])

@@ -98,3 +98,17 @@ def test_every_new_or_changed_python_file_parses_and_english_only_courses_get_no
     english = COURSE.model_copy(update={"languages": ("en",), "feedback_language": "en"})
     assert not [e for e in question_edits(english, TEXT, first.id, "new_function", ("x",)) if e.path.suffix == ".yml"
                 and e.path != LAYOUT.course_file]
+
+
+def test_the_mistakes_placeholder_is_a_new_module_that_loads_with_no_mistake_yet(tmp_path):
+    from autograder.diagnose.registry import ENGINE_BUGS, bugs
+    from autograder.mutants import all_mutants
+
+    first = COURSE.assignments[0]
+    edits = question_edits(COURSE, TEXT, first.id, "new_function", ("n", "window"))
+    [placeholder] = [e for e in edits if e.path.parent == COURSE.layout.mistakes]
+    assert placeholder.new and placeholder.path.name == "new_function.py" and "TODO" in placeholder.text
+    folder = tmp_path / "mistakes"
+    folder.mkdir()
+    (folder / placeholder.path.name).write_text(placeholder.text, encoding="utf-8")
+    assert all_mutants(folder) == () and bugs(folder) == ENGINE_BUGS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from autograder.mutants import Mutant
 
 
 def _dots(d_k: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -50,3 +51,13 @@ def summed_over_samples(d_k: int, n_samples: int, rng: np.random.Generator) -> t
     k = rng.standard_normal((n_samples, d_k))
     dots = np.sum(q * k, axis=0)  # (d_k,)
     return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))
+
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("variance.not_sampled", "dot_product_variance", not_sampled),
+    Mutant("variance.scaled_by_dk", "dot_product_variance", scaled_by_dk),
+    Mutant("variance.scaled_variance_by_sqrt", "dot_product_variance", variance_divided_by_sqrt),
+    Mutant("variance.all_pairs", "dot_product_variance", all_pairs),
+    Mutant("variance.wrong_sum_axis", "dot_product_variance", summed_over_samples),
+)

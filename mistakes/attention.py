@@ -12,6 +12,8 @@ import numpy as np
 from attn_reference._validate import as_bool_mask, as_float_array
 from attn_reference.masks import mask_scores
 from attn_reference.softmax import softmax
+from autograder.diagnose.phrases import named_axis
+from autograder.mutants import Mutant
 
 #: The axis of the queries in a (..., L_q, L_k) score matrix.
 QUERY_AXIS = -2
@@ -117,3 +119,23 @@ def no_batch_support(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Use ``K.T``, which on batched input also reverses the batch axes."""
     Q, K, V = _inputs(Q, K, V)
     return _attend(Q @ K.T / math.sqrt(Q.shape[-1]), V, mask)
+
+
+SDPA = "scaled_dot_product_attention"
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("attention.no_scaling", SDPA, no_scaling),
+    Mutant("attention.scale_by_dk", SDPA, scale_by_dk),
+    Mutant("attention.scale_by_wrong_dim", SDPA, scale_by_d_v, "d_v", (("dimension", "d_v"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, scale_by_num_queries, "num_queries", (("dimension", "L_q"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, scale_by_num_keys, "num_keys", (("dimension", "L_k"),)),
+    Mutant("attention.scale_by_wrong_dim", SDPA, scale_by_second_dim, "shape_1", (("dimension", "Q.shape[1]"),)),
+    Mutant("attention.scale_after_softmax", SDPA, scale_after_softmax),
+    Mutant("attention.mask_inverted", SDPA, mask_inverted),
+    Mutant("attention.mask_after_softmax", SDPA, mask_after_softmax),
+    Mutant("attention.multiplicative_mask", SDPA, multiplicative_mask),
+    Mutant("attention.wrong_axis", SDPA, softmax_over_queries, "queries",
+           (("actual", named_axis("L_q", -2)), ("expected", named_axis("L_k", -1)))),
+    Mutant("attention.no_batch_support", SDPA, no_batch_support),
+)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_reference._validate import as_float_array
+from autograder.diagnose.phrases import AXIS_ARGUMENT, LAST_AXIS, axis
+from autograder.mutants import Mutant
 
 #: The axis a student hard-codes when ignoring the ``axis`` argument.
 HARD_CODED_AXIS = -1
@@ -54,3 +56,16 @@ def global_normalization(x, axis: int = -1) -> np.ndarray:
     scores = _scores(x)
     exps = np.exp(scores - np.max(scores))
     return exps / np.sum(exps)
+
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("softmax.no_max_shift", "softmax", no_max_shift),
+    Mutant("softmax.wrong_axis", "softmax", wrong_axis_first, "axis_0",
+           (("actual", axis(0)), ("expected", AXIS_ARGUMENT))),
+    Mutant("softmax.wrong_axis", "softmax", wrong_axis_ignored, "ignores_axis",
+           (("actual", LAST_AXIS), ("expected", AXIS_ARGUMENT))),
+    Mutant("softmax.not_normalized", "softmax", not_normalized),
+    Mutant("softmax.no_keepdims", "softmax", no_keepdims),
+    Mutant("softmax.global_normalization", "softmax", global_normalization),
+)

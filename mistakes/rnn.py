@@ -9,6 +9,8 @@ from attn_reference.context import attention_context
 from attn_reference.masks import mask_scores
 from attn_reference.rnn_scores import additive_score
 from attn_reference.softmax import softmax
+from autograder.diagnose.phrases import axis, named_axis
+from autograder.mutants import Mutant
 
 
 def _states(s, H) -> tuple[np.ndarray, np.ndarray]:
@@ -98,3 +100,23 @@ def dot_sum_over_positions(s, H) -> np.ndarray:
     """Sum ``s * h_j`` over the positions instead of the features: one number per feature."""
     s, H = _states(s, H)
     return np.sum(s[..., None, :] * H, axis=-2)  # (..., d)
+
+
+CONTEXT = "attention_context"
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("additive.missing_tanh", "additive_score", additive_missing_tanh),
+    Mutant("additive.swapped_weights", "additive_score", additive_swapped_weights),
+    Mutant("additive.no_source_axis", "additive_score", additive_no_source_axis),
+    Mutant("additive.tanh_outside", "additive_score", additive_tanh_outside),
+    Mutant("luong.no_batch_support", "dot_score", dot_no_batch_support),
+    Mutant("luong.general_transposed", "general_score", general_transposed),
+    Mutant("luong.concat_order", "concat_score", concat_order),
+    Mutant("luong.concat_split", "concat_score", concat_split_at_d_h),
+    Mutant("luong.sum_wrong_axis", "dot_score", dot_sum_over_positions),
+    Mutant("context.no_softmax", CONTEXT, context_no_softmax),
+    Mutant("context.mask_ignored", CONTEXT, context_mask_ignored),
+    Mutant("context.wrong_axis", CONTEXT, context_softmax_first_axis, "first",
+           (("actual", axis(0)), ("expected", named_axis("T", -1)))),
+)

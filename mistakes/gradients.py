@@ -12,6 +12,9 @@ import numpy as np
 from attn_reference._validate import as_bool_mask, as_float_array
 from attn_reference.gradients import _reduce_to_shape, softmax_backward, softmax_jacobian
 from attn_reference.softmax import softmax
+from autograder.diagnose.phrases import AXIS_ARGUMENT, LAST_AXIS, axis
+from autograder.mutants import Mutant
+from autograder.i18n import msg
 
 #: The axis a student hard-codes when ignoring the ``axis`` argument.
 HARD_CODED_AXIS = -1
@@ -170,3 +173,34 @@ def gradient_norm_squared(d_k: int, n_keys: int, n_samples: int, rng: np.random.
     q, K = _draws(d_k, n_keys, n_samples, rng)
     jacobians = softmax_jacobian(_weights(q, K, math.sqrt(d_k) if scaled else 1.0))
     return float(np.mean(np.sum(jacobians**2, axis=(-2, -1))))
+
+
+BACKWARD = "scaled_dot_product_attention_backward"
+NORM = "softmax_gradient_norm"
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("softmax_backward.no_outer_product", "softmax_backward", softmax_backward_no_outer_product),
+    Mutant("softmax_backward.wrong_axis", "softmax_backward", softmax_backward_ignores_axis, "ignores_axis",
+           (("actual", LAST_AXIS), ("expected", AXIS_ARGUMENT))),
+    Mutant("softmax_backward.wrong_axis", "softmax_backward", softmax_backward_axis_0, "axis_0",
+           (("actual", axis(0)), ("expected", AXIS_ARGUMENT))),
+    Mutant("softmax_backward.no_keepdims", "softmax_backward", softmax_backward_no_keepdims),
+    Mutant("attention_backward.missing_scale", BACKWARD, attention_backward_no_scale_in_dQ, "dQ", (("gradients", "dQ"),)),
+    Mutant("attention_backward.missing_scale", BACKWARD, attention_backward_no_scale_in_dK, "dK", (("gradients", "dK"),)),
+    Mutant("attention_backward.missing_scale", BACKWARD, attention_backward_no_scale, "both",
+           (("gradients", msg("{first} and {second}", first="dQ", second="dK")),)),
+    Mutant("attention_backward.dk_not_transposed", BACKWARD, attention_backward_dK_not_transposed),
+    Mutant("attention_backward.dv_not_transposed", BACKWARD, attention_backward_dV_not_transposed),
+    Mutant("attention_backward.mask_ignored", BACKWARD, attention_backward_mask_ignored),
+    Mutant("attention_backward.wrong_axis", BACKWARD, attention_backward_softmax_over_queries),
+    Mutant("attention_backward.not_reduced", BACKWARD, attention_backward_not_reduced),
+    Mutant("gradient_norm.scale_ignored", NORM, gradient_norm_never_scaled, "never_scaled",
+           (("what", msg("it never divides the scores by sqrt(d_k), even when scaled is True")),)),
+    Mutant("gradient_norm.scale_ignored", NORM, gradient_norm_always_scaled, "always_scaled",
+           (("what", msg("it divides the scores by sqrt(d_k) even when scaled is False")),)),
+    Mutant("gradient_norm.scaled_by_dk", NORM, gradient_norm_scaled_by_dk),
+    Mutant("gradient_norm.keys_drawn_first", NORM, gradient_norm_keys_drawn_first),
+    Mutant("gradient_norm.no_outer_product", NORM, gradient_norm_no_outer_product),
+    Mutant("gradient_norm.squared", NORM, gradient_norm_squared),
+)

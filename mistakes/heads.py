@@ -13,6 +13,7 @@ from attn_reference.masks import mask_scores
 from attn_reference.multi_head import _head_mask
 from attn_reference.scaled_attention import scaled_dot_product_attention
 from attn_reference.softmax import softmax
+from autograder.mutants import Mutant
 
 
 def _model_input(X, num_heads: int) -> np.ndarray:
@@ -98,3 +99,18 @@ def merge_interleaved(X) -> np.ndarray:
     *batch, num_heads, n, d_head = X.shape
     per_feature = np.moveaxis(X, -3, -1)  # (..., n, d_head, h)
     return per_feature.reshape(*batch, n, d_head * num_heads)  # (..., n, d_model)
+
+
+MHA = "multi_head_attention"
+
+#: The wrong versions above, each naming its bug (an id of diagnoses.py) in a sub-variant of its own.
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant("heads.reshape_without_transpose", "split_heads", split_reshape_without_transpose),
+    Mutant("heads.interleaved", "split_heads", split_interleaved),
+    Mutant("heads.float_division", "split_heads", split_float_division),
+    Mutant("heads.merge_mismatch", "merge_heads", merge_without_transpose),
+    Mutant("heads.merge_interleaved", "merge_heads", merge_interleaved),
+    Mutant("mha.scale_by_d_model", MHA, mha_scale_by_d_model),
+    Mutant("mha.missing_output_projection", MHA, mha_missing_output_projection),
+    Mutant("mha.keys_from_queries", MHA, mha_keys_from_queries),
+)
