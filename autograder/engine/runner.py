@@ -32,10 +32,8 @@ def run_suite(
 ) -> list[TestResult]:
     """Run the tests in ``test_files`` against ``submission``.
 
-    Suites are plain pytest files. Those using only what the engine provides (the
-    ``submission``, ``tol`` and ``draw`` fixtures, ``question`` and ``parametrize`` marks)
-    are called directly (:mod:`autograder.engine.direct`), which spares pytest's start-up
-    for every submission; any other suite runs through ``pytest.main``, with the same
+    Suites are plain pytest files; those using only the engine's fixtures and marks are called directly
+    (:mod:`autograder.engine.direct`, no pytest start-up), any other through ``pytest.main`` with the same
     node ids, draws and results.
 
     Parameters

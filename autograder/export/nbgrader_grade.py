@@ -79,8 +79,10 @@ def _policy_keep(course: Course, result: GradeResult) -> float:
     return 1.0 - course.defaults.disallowed_import_penalty if result.import_violations else 1.0
 
 
-def write_gradebook(course: Course, course_dir: Path, entry: Submitted, result: GradeResult, language: str) -> None:
-    """Write one result into nbgrader's ``gradebook.db``: grades, comments with diagnoses, the late penalty.
+def write_gradebook(course: Course, course_dir: Path, entry: Submitted, result: GradeResult, language: str,
+                    extension: dt.timedelta = dt.timedelta(0)) -> None:
+    """Write one result into nbgrader's ``gradebook.db``: grades, comments with diagnoses, the late penalty, the
+    assignment's due date (course.yml's, when nbgrader has none) and the student's extension (the course's file).
 
     Raises
     ------
@@ -95,15 +97,18 @@ def write_gradebook(course: Course, course_dir: Path, entry: Submitted, result: 
     keep = _policy_keep(course, result)
     with Gradebook(f"sqlite:///{course_dir / GRADEBOOK_FILE}") as gradebook:
         try:
-            gradebook.find_assignment(entry.assignment)
+            assignment = gradebook.find_assignment(entry.assignment)
         except MissingEntry:
             raise GraderError(f"{course_dir / GRADEBOOK_FILE} has no assignment {entry.assignment}: "
                               "run `nbgrader generate_assignment` first") from None
+        if assignment.duedate is None:  # nbgrader keeps naive UTC times
+            assignment.duedate = course.assignment(result.assignment_id).due.astimezone(dt.timezone.utc).replace(tzinfo=None)
         gradebook.update_or_create_student(entry.student)
         try:
-            gradebook.find_submission(entry.assignment, entry.student)
+            submission = gradebook.find_submission(entry.assignment, entry.student)
         except MissingEntry:
-            gradebook.add_submission(entry.assignment, entry.student, **({"timestamp": entry.at} if entry.at else {}))
+            submission = gradebook.add_submission(entry.assignment, entry.student, **({"timestamp": entry.at} if entry.at else {}))
+        submission.extension = extension if extension > dt.timedelta(0) else None
         scored = 0.0
         for question in result.questions:
             grade = gradebook.find_grade(GRADE_ID_PREFIX + question.function, notebook, entry.assignment, entry.student)
@@ -137,11 +142,15 @@ def grade_submitted(course: Course, course_dir: Path, assignment_id: str, langua
     from autograder.grade.api import grade_submission
     from autograder.grade.submitted import SubmissionTime, TimeSource
 
+    from autograder.gradebook.extensions import course_extensions, with_due
+
+    extensions = course_extensions(course, course.layout.course_file)
     graded = []
     for entry in submitted_notebooks(course, course_dir, assignment_id):
         when = SubmissionTime(entry.at, TimeSource.NBGRADER if entry.at else TimeSource.NONE)
-        result = grade_submission(course, assignment_id, entry.path, submitted=when)
-        write_gradebook(course, course_dir, entry, result, language)
+        due = extensions.due_for(entry.student, course.assignment(assignment_id))
+        result = grade_submission(with_due(course, assignment_id, due), assignment_id, entry.path, submitted=when)
+        write_gradebook(course, course_dir, entry, result, language, extension=due - course.assignment(assignment_id).due)
         write_feedback(course_dir, entry, result, language)
         graded.append((entry, result))
     return graded

@@ -125,6 +125,11 @@ def grade_submission(
             isolation=run.isolation, student_output=run.student_output, import_violations=violation_names,
             seed=run.seed.value, seed_source=run.seed.how, load_notes=run.load_notes, **times,
         )
+    return _graded(course, assignment, run, violations, when, started, times)
+
+
+def _graded(course: Course, assignment, run, violations, when: SubmissionTime, started: float, times: dict) -> GradeResult:
+    """The result of a submission that loaded: its questions scored, the penalties applied."""
     questions = score_questions(assignment, run.results)
     raw = round(sum(q.score for q in questions), SCORE_DECIMALS)
     penalties, days = _penalties(course, assignment, violations, when.at)
@@ -136,7 +141,7 @@ def grade_submission(
         raw_score=raw,
         score=apply_penalties(raw, [p.fraction for p in penalties]),
         penalties=tuple(penalties),
-        import_violations=violation_names,
+        import_violations=tuple(v.module for v in violations),
         isolation=run.isolation,
         student_output=run.student_output,
         execution_time=time.perf_counter() - started,

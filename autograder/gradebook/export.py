@@ -116,10 +116,13 @@ def write_students_csv(rows: list[GradebookRow], out_dir: Path, folders: dict[st
     folders = feedback_folders(row.student for row in rows) if folders is None else folders
     path = out_dir / STUDENTS_CSV
     out_dir.mkdir(parents=True, exist_ok=True)
+    # every student with a folder here: those of these rows, and those an earlier write (another assignment's
+    # release into the same folder) left, whose folder names are the same by construction
+    listed = {row.student for row in rows} | {s for s, name in folders.items() if (out_dir / name).is_dir()}
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", "folder"])
-        for student in sorted({row.student for row in rows}):
+        for student in sorted(listed):
             writer.writerow([csv_cell(student), csv_cell(folders[student])])
     return path
 

@@ -19,6 +19,7 @@ from autograder.export import TARGETS, ExportContext, agreement, export_to
 from autograder.export.corpus import SOLUTION, corpus, with_reference_import
 from autograder.grade.api import grade_submission
 from autograder.grade.late import late_fraction
+from autograder.gradebook import extensions
 from autograder.report.text import to_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.longest]
@@ -38,15 +39,21 @@ def graded(tmp_path_factory):
     agreement.nbgrader_release(course_dir, ASSIGNMENT.id)
     solution = next(e for e in corpus(COURSE, ASSIGNMENT.id, context.spec(ASSIGNMENT.id), buggy=0, attack=False)
                     if e.kind == SOLUTION).notebook
-    notebooks = {"ada": solution, "late": solution, "trudy": with_reference_import(solution, ASSIGNMENT.functions[0])}
+    notebooks = {"ada": solution, "late": solution, "extended": solution,
+                 "trudy": with_reference_import(solution, ASSIGNMENT.functions[0])}
     for student, text in notebooks.items():
         folder = course_dir / "submitted" / student / ASSIGNMENT.id
         folder.mkdir(parents=True)
         (folder / ASSIGNMENT.notebook).write_text(text, encoding="utf-8")
     late_at = ASSIGNMENT.due + dt.timedelta(days=DAYS_LATE - 1, hours=12)
-    (course_dir / "submitted" / "late" / ASSIGNMENT.id / "timestamp.txt").write_text(
-        late_at.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"), encoding="utf-8")
-    done = CliRunner().invoke(main, ["nbgrader-grade", ASSIGNMENT.id, "--nbgrader-dir", str(course_dir)])
+    for student in ("late", "extended"):
+        (course_dir / "submitted" / student / ASSIGNMENT.id / "timestamp.txt").write_text(
+            late_at.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC"), encoding="utf-8")
+    table = work / "extensions.csv"  # "extended" has DAYS_LATE more days: on time
+    table.write_text(f"student,assignment,extra_days,reason\nextended,{ASSIGNMENT.id},{DAYS_LATE},illness\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(extensions, "course_extensions", lambda course, course_file: extensions.read_extensions(table, course))
+        done = CliRunner().invoke(main, ["nbgrader-grade", ASSIGNMENT.id, "--nbgrader-dir", str(course_dir)])
     assert done.exit_code == 0, done.output
     ours = {}
     for student in notebooks:  # what `attn-course grade` gives each on its own (its engine, in this process)
@@ -61,7 +68,7 @@ def _gradebook(course_dir):
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gradebook:
         rows = {}
-        for student in ("ada", "late", "trudy"):
+        for student in ("ada", "late", "extended", "trudy"):
             submission = gradebook.find_submission(ASSIGNMENT.id, student)
             notebook = ASSIGNMENT.notebook.removesuffix(".ipynb")
             comments = {f: gradebook.find_comment(f, notebook, ASSIGNMENT.id, student).auto_comment for f in ASSIGNMENT.functions}
@@ -78,6 +85,17 @@ def test_gradebook_scores_equal_attn_course_grade(graded):
     days, fraction = late_fraction(ASSIGNMENT.due, late_at, COURSE.late_policy)
     assert days == DAYS_LATE and rows["late"][0] == pytest.approx(ASSIGNMENT.max_points * (1 - fraction))
     assert rows["trudy"][0] < ASSIGNMENT.max_points * (1 - COURSE.defaults.disallowed_import_penalty)
+    assert rows["extended"][0] == ASSIGNMENT.max_points  # handed in as late as "late", within the extension
+
+
+def test_the_due_date_and_the_extension_are_nbgrader_s_too(graded):
+    from nbgrader.api import Gradebook
+
+    course_dir, _, _ = graded
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_assignment(ASSIGNMENT.id).duedate == ASSIGNMENT.due.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        assert gradebook.find_submission(ASSIGNMENT.id, "extended").extension == dt.timedelta(days=DAYS_LATE)
+        assert gradebook.find_submission(ASSIGNMENT.id, "late").extension is None
 
 
 def test_comments_carry_the_feedback_and_feedback_pages_are_written(graded):

@@ -186,3 +186,12 @@ def test_a_student_s_folder_is_the_same_in_an_export_of_one_assignment_given_the
     write_feedback(everyone[:1], tmp_path / "hw1", roster={"ada", "Ada"})
     assert _students_csv(tmp_path / "hw1")["ada"] == _students_csv(tmp_path / "all")["ada"]
     assert [p.name for p in (tmp_path / "hw1").iterdir() if p.is_dir()] == [_students_csv(tmp_path / "all")["ada"]]
+
+
+def test_releasing_one_assignment_keeps_the_students_another_release_wrote_in_students_csv(tmp_path):
+    out, roster = tmp_path / "feedback", {"ada", "bo"}
+    write_feedback([_graded("ada", ASSIGNMENTS[0], 9.0)], out, roster=roster)  # the first assignment's release
+    write_feedback([_graded("bo", ASSIGNMENTS[1], 4.0)], out, roster=roster)  # the second's: only bo has rows
+    mapping = _students_csv(out)
+    assert set(mapping) == {"ada", "bo"}
+    assert all((out / folder).is_dir() for folder in mapping.values())
