@@ -112,7 +112,8 @@ def causal_mask(n: int) -> np.ndarray:
     Parameters
     ----------
     n : int
-        Sequence length, at least 1.
+        Sequence length, at least 1. A bool is not a length: ``causal_mask(True)`` is
+        outside the contract, so no test passes one.
 
     Returns
     -------
@@ -122,7 +123,8 @@ def causal_mask(n: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        When ``n`` is not a positive integer.
+        When ``n`` is not a positive integer (a bool included); like all input
+        validation, this is not graded.
     """
     raise NotImplementedError("causal_mask: not implemented yet (hw1, question 2)")
 

@@ -158,3 +158,17 @@ def test_batched_queries_against_unbatched_keys(submission, tol, draw):
     """Q (B, L_q, d_k) against K (L_k, d_k) and V (L_k, d_v): the batch axes broadcast."""
     Q, K, V = _qkv(draw)
     expect_reference(submission, tol, FUNCTION, Q, K[0], V[0], what=msg("attention with batched queries and unbatched keys"))
+
+
+@question
+def test_unbatched_queries_against_batched_keys(submission, tol, draw):
+    """Q (L_q, d_k) against K (B, L_k, d_k) and V (B, L_k, d_v): the batch axes are in K and V only."""
+    Q, K, V = _qkv(draw)
+    expect_reference(submission, tol, FUNCTION, Q[0], K, V, what=msg("attention with unbatched queries and batched keys"))
+
+
+@question
+def test_integer_inputs(submission, tol, draw):
+    """Integer Q, K and V are computed in float64."""
+    Q, K, V = (np.round(2 * a).astype(np.int64) for a in _qkv(draw))
+    expect_reference(submission, tol, FUNCTION, Q, K, V, what=msg("attention on integer inputs"))

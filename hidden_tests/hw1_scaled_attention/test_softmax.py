@@ -35,10 +35,11 @@ def test_random_batched_last_axis(submission, tol, draw):
 
 @question
 def test_axis_argument(submission, tol, draw):
-    """softmax(x, axis=...) normalises the axis it is given."""
-    x = _scores(draw, ndim_batch=2)
-    axis = draw.choice((0, 1, -2, -3))
-    expect_reference(submission, tol, FUNCTION, x, axis=axis, what=msg("softmax(x, axis={axis}) of a {shape} array", axis=str(axis), shape=str(x.shape)))
+    """softmax(x, axis=...) normalises the axis it is given: every axis of a 3-D array, counted from either end."""
+    x = _scores(draw, ndim_batch=2)  # three sizes, all different: the wrong axis shows
+    for axis in (*range(x.ndim), *range(-x.ndim, 0)):  # first, middle and last; positive and negative
+        expect_reference(submission, tol, FUNCTION, x, axis=axis,
+                         what=msg("softmax(x, axis={axis}) of a {shape} array", axis=str(axis), shape=str(x.shape)))
 
 
 @question(weight=2)

@@ -87,3 +87,25 @@ def test_large_scores(submission, tol, draw):
     scores, H = _inputs(draw)
     offsets = draw.normal((*scores.shape[:-1], 1), LARGE_OFFSET)  # (B, 1)
     expect_reference(submission, tol, FUNCTION, scores + offsets, H, what=msg("attention_context with large scores"))
+
+
+@question
+def test_shared_scores_against_batched_states(submission, tol, draw):
+    """Scores (T,) shared by a batch of states H (B, T, d_h): the batch axes are in H only."""
+    scores, H = _inputs(draw)
+    expect_reference(submission, tol, FUNCTION, scores[0], H, what=msg("attention_context of scores {scores} against H {H}",
+                                                                       scores=str(scores[0].shape), H=str(H.shape)))
+
+
+@question
+def test_a_batch_of_one(submission, tol, draw):
+    """scores (1, T) and H (1, T, d_h) give c (1, d_h) and alpha (1, T): the size-1 axis stays."""
+    scores, H = _inputs(draw, batch_ndim=0)
+    expect_reference(submission, tol, FUNCTION, scores[None], H[None], what=msg("attention_context on a batch of one"))
+
+
+@question
+def test_integer_inputs(submission, tol, draw):
+    """Integer scores and states are computed in float64."""
+    scores, H = (np.round(a).astype(np.int64) for a in _inputs(draw))
+    expect_reference(submission, tol, FUNCTION, scores, H, what=msg("attention_context on integer inputs"))

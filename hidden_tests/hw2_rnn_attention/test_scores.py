@@ -137,3 +137,115 @@ def test_concat_float32(submission, tol, draw):
     s, H = _states(draw, d_s, d_h, T, dtype=np.float32)
     W_a, v_a = draw.normal((d_a, d_s + d_h), dtype=np.float32), draw.normal((d_a,), dtype=np.float32)
     expect_reference(submission, tol, "concat_score", s, H, W_a, v_a, what=msg("concat_score on float32"))
+
+
+def _weights(draw, function: str, d_s: int, d_h: int, dtype=np.float64) -> tuple:
+    """The arguments ``function`` takes after ``s`` and ``H``, for states of sizes d_s and d_h (d_a drawn)."""
+    if function == "dot_score":
+        return ()
+    if function == "general_score":
+        return (draw.normal((d_s, d_h), dtype=dtype),)
+    d_a = draw.size()
+    if function == "additive_score":
+        return tuple(draw.normal(shape, dtype=dtype) for shape in ((d_a, d_s), (d_a, d_h), (d_a,)))
+    return draw.normal((d_a, d_s + d_h), dtype=dtype), draw.normal((d_a,), dtype=dtype)
+
+
+def _state_sizes(draw, function: str) -> tuple[int, int, int]:
+    """(d_s, d_h, T), all different except d_s = d_h for the dot score."""
+    if function == "dot_score":
+        d, T = _sizes(draw, 2)
+        return d, d, T
+    return _sizes(draw, 3)
+
+
+def _batch_axes_in_one_argument(submission, tol, draw, function: str) -> None:
+    """Batched s against unbatched H, then unbatched s against batched H: the batch axes broadcast either way."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    weights = _weights(draw, function, d_s, d_h)
+    s, H = _states(draw, d_s, d_h, T)  # s (B, d_s), H (B, T, d_h)
+    for s_part, H_part in ((s, H[0]), (s[0], H)):
+        expect_reference(submission, tol, function, s_part, H_part, *weights,
+                         what=msg("{function} of s {s} against H {H}", function=function, s=str(s_part.shape), H=str(H_part.shape)))
+
+
+def _batch_of_one(submission, tol, draw, function: str) -> None:
+    """s (1, d_s) and H (1, T, d_h) give scores (1, T): the size-1 batch axis stays."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    weights = _weights(draw, function, d_s, d_h)
+    s, H = _states(draw, d_s, d_h, T, batch_ndim=0)
+    expect_reference(submission, tol, function, s[None], H[None], *weights, what=msg("{function} on a batch of one", function=function))
+
+
+def _integers(submission, tol, draw, function: str) -> None:
+    """Integer states and weights give float64 scores."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    arrays = (*_states(draw, d_s, d_h, T), *_weights(draw, function, d_s, d_h))
+    expect_reference(submission, tol, function, *(np.round(2 * a).astype(np.int64) for a in arrays),
+                     what=msg("{function} on integer inputs", function=function))
+
+
+@additive
+def test_additive_batch_axes_in_one_argument(submission, tol, draw):
+    """Batched s against unbatched H, and the other way round."""
+    _batch_axes_in_one_argument(submission, tol, draw, "additive_score")
+
+
+@additive
+def test_additive_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis."""
+    _batch_of_one(submission, tol, draw, "additive_score")
+
+
+@additive
+def test_additive_integers(submission, tol, draw):
+    """Integer inputs give float64 scores."""
+    _integers(submission, tol, draw, "additive_score")
+
+
+@dot
+def test_dot_batch_axes_in_one_argument(submission, tol, draw):
+    """Batched s against unbatched H, and the other way round."""
+    _batch_axes_in_one_argument(submission, tol, draw, "dot_score")
+
+
+@dot
+def test_dot_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis."""
+    _batch_of_one(submission, tol, draw, "dot_score")
+
+
+@general
+def test_general_batch_axes_in_one_argument(submission, tol, draw):
+    """Batched s against unbatched H, and the other way round."""
+    _batch_axes_in_one_argument(submission, tol, draw, "general_score")
+
+
+@general
+def test_general_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis."""
+    _batch_of_one(submission, tol, draw, "general_score")
+
+
+@general
+def test_general_integers(submission, tol, draw):
+    """Integer inputs give float64 scores."""
+    _integers(submission, tol, draw, "general_score")
+
+
+@concat
+def test_concat_batch_axes_in_one_argument(submission, tol, draw):
+    """Batched s against unbatched H, and the other way round."""
+    _batch_axes_in_one_argument(submission, tol, draw, "concat_score")
+
+
+@concat
+def test_concat_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis."""
+    _batch_of_one(submission, tol, draw, "concat_score")
+
+
+@concat
+def test_concat_integers(submission, tol, draw):
+    """Integer inputs give float64 scores."""
+    _integers(submission, tol, draw, "concat_score")

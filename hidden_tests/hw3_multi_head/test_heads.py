@@ -76,3 +76,27 @@ def test_merge_float32(submission, tol, draw):
     heads, n, d_head = _sizes(draw)
     X = draw.normal((*_batch(draw, 1, heads, n, d_head), heads, n, d_head), dtype=np.float32)
     expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of float32 input"))
+
+
+@split
+def test_split_integers(submission, tol, draw):
+    """Integer input is computed in float64."""
+    heads, n, d_head = _sizes(draw)
+    X = np.round(3 * draw.normal((*_batch(draw, 1, heads, n, d_head), n, heads * d_head))).astype(np.int64)
+    expect_reference(submission, tol, "split_heads", X, heads, what=msg("split_heads of integer input"))
+
+
+@merge
+def test_merge_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis: (1, num_heads, n, d_head) gives (1, n, d_model)."""
+    heads, n, d_head = _sizes(draw)
+    X = draw.normal((1, heads, n, d_head))
+    expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of {shape}", shape=str(X.shape)))
+
+
+@merge
+def test_merge_integers(submission, tol, draw):
+    """Integer input is computed in float64."""
+    heads, n, d_head = _sizes(draw)
+    X = np.round(3 * draw.normal((*_batch(draw, 1, heads, n, d_head), heads, n, d_head))).astype(np.int64)
+    expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of integer input"))

@@ -96,3 +96,56 @@ def test_large_scores_stay_finite(submission, tol, draw):
     X_q, X_kv, *weights = _inputs(draw, heads)
     X_kv = X_kv + draw.normal((*X_kv.shape[:-2], 1, X_kv.shape[-1]), LARGE_OFFSET)  # (..., 1, d_model) shared by all keys
     expect_reference(submission, tol, FUNCTION, X_q, X_kv, *weights, heads, what=msg("multi-head attention with very large scores"))
+
+
+#: How far above the others a padded key's score is in every head: an additive -1e4 "mask" leaves it on top.
+MASKED_SCORE = 2e4
+#: Spread of the projected queries around the direction the padded keys share.
+QUERY_SPREAD = 0.1
+
+
+@question
+def test_batch_axes_in_one_argument(submission, tol, draw):
+    """Batched queries against an unbatched key/value sequence, and the other way round: the batch axes broadcast."""
+    heads = draw.size(HEAD_COUNTS)
+    X_q, X_kv, *weights = _inputs(draw, heads)  # both (B, n, d_model)
+    for q_part, kv_part in ((X_q, X_kv[0]), (X_q[0], X_kv)):
+        expect_reference(submission, tol, FUNCTION, q_part, kv_part, *weights, heads,
+                         what=msg("multi_head_attention of X_q {X_q} against X_kv {X_kv}", X_q=str(q_part.shape), X_kv=str(kv_part.shape)))
+
+
+@question
+def test_a_batch_of_one(submission, tol, draw):
+    """A batch of one keeps its axis: Y (1, n_q, d_model) and A (1, num_heads, n_q, n_kv)."""
+    heads = draw.size(HEAD_COUNTS)
+    X_q, X_kv, *weights = _inputs(draw, heads, batch_ndim=0)
+    expect_reference(submission, tol, FUNCTION, X_q[None], X_kv[None], *weights, heads, what=msg("multi-head attention on a batch of one"))
+
+
+@question
+def test_integer_inputs(submission, tol, draw):
+    """Integer inputs and weights are computed in float64."""
+    heads = draw.size(HEAD_COUNTS)
+    X_q, X_kv, *weights = _inputs(draw, heads)
+    arrays = [np.round(2 * X_q), np.round(2 * X_kv), *(np.round(3 * W) for W in weights)]
+    expect_reference(submission, tol, FUNCTION, *(a.astype(np.int64) for a in arrays), heads,
+                     what=msg("multi-head attention on integer inputs"))
+
+
+@question
+@draws(blocks=True)
+def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
+    """Padded keys whose scores are far above the others in every head get weight 0 and change nothing."""
+    heads = draw.size(HEAD_COUNTS)
+    X_q, X_kv, W_q, W_k, W_v, W_o = _inputs(draw, heads, masked=True)
+    d_model = X_q.shape[-1]
+    d_head = d_model // heads
+    padding = draw.padding_mask(X_q.shape[:-2], X_kv.shape[-2])  # (B, n_kv): True for real keys
+    shared = draw.normal((heads, d_head))
+    shared = (shared / np.linalg.norm(shared, axis=-1, keepdims=True)).reshape(d_model)  # of length 1 in every head
+    projected_queries = shared + QUERY_SPREAD * draw.normal(X_q.shape)  # (B, n_q, d_model): near ``shared`` in every head
+    X_q = projected_queries @ np.linalg.inv(W_q)  # so that X_q @ W_q is projected_queries
+    padded_key = (MASKED_SCORE * np.sqrt(d_head) * shared) @ np.linalg.inv(W_k)  # (d_model,): projected, scores of about 2e4
+    X_kv = np.where(padding[..., None], X_kv, padded_key)  # (B, n_kv, d_model)
+    expect_reference(submission, tol, FUNCTION, X_q, X_kv, W_q, W_k, W_v, W_o, heads, padding[..., None, :],
+                     what=msg("multi-head attention with huge scores on padded keys"))

@@ -181,3 +181,32 @@ def test_weights_with_a_fully_masked_row(submission, tol, draw):
     mask[int(draw.rng.integers(sizes[0]))] = False  # a query with no allowed key
     expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, mask=mask, sizes=sizes), mask,
                      what=msg("attention backward with a fully masked query"))
+
+
+@question
+def test_unbatched_queries_against_batched_keys(submission, tol, draw):
+    """Q (L_q, d_k) against K, V (B, L_k, d): dQ is summed over the batch."""
+    batch, sizes = _sized(draw)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, (), batch, sizes=sizes),
+                     what=msg("attention backward with unbatched queries and batched keys"))
+
+
+@question
+def test_unbatched_weights_against_batched_values(submission, tol, draw):
+    """Q, K and A unbatched, V and dZ (B, ...): dQ, dK are summed over the batch, A is not stretched."""
+    batch, (L_q, L_k, d_k, d_v) = _sized(draw)
+    Q, K = draw.normal((L_q, d_k)), draw.normal((L_k, d_k))
+    V = draw.normal((*batch, L_k, d_v))
+    _, A = scaled_dot_product_attention(Q, K, V[0])  # (L_q, L_k): the weights do not depend on V
+    expect_reference(submission, tol, FUNCTION, Q, K, V, A, draw.normal((*batch, L_q, d_v)),
+                     what=msg("attention backward with unbatched weights and batched values"))
+
+
+@question
+def test_integer_inputs(submission, tol, draw):
+    """Integer Q, K, V and dZ (with float weights A) are computed in float64."""
+    batch, sizes = _sized(draw)
+    Q, K, V, A, dZ = _problem(draw, batch, batch, sizes=sizes)
+    Q, K, V, dZ = (np.round(2 * a).astype(np.int64) for a in (Q, K, V, dZ))
+    _, A = scaled_dot_product_attention(Q, K, V)  # the weights of the integer inputs
+    expect_reference(submission, tol, FUNCTION, Q, K, V, A, dZ, what=msg("attention backward on integer inputs"))

@@ -61,10 +61,11 @@ def test_axis_0(submission, tol, draw):
 
 @question
 def test_middle_axis(submission, tol, draw):
-    """axis=1 of a 3-D array."""
+    """Every axis of a 3-D array, the middle one included, counted from either end."""
     shape = _batched_shape(draw, 3)
-    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape, axis=1), axis=1,
-                     what=msg("softmax_backward(A, dA, axis=1)"))
+    for axis in (*range(len(shape)), *range(-len(shape), 0)):
+        expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape, axis=axis), axis=axis,
+                         what=msg("softmax_backward(A, dA, axis={axis})", axis=str(axis)))
 
 
 @question
@@ -100,3 +101,19 @@ def test_agrees_with_centred_differences(submission, tol, draw):
     wrong = first_mismatch(numerical, np.asarray(actual).astype(np.float64), NUMERICAL_TOLERANCE)
     expect(not wrong, msg("softmax_backward differs from the centred-difference gradient of sum(softmax(S) * G) {where}",
                           where=wrong))
+
+
+@question
+def test_size_one_axes_are_kept(submission, tol, draw):
+    """A (B, 1, n) batch keeps its size-1 axis (not the first: summing over a size-1 axis 0 would look like another bug)."""
+    shape = (draw.batch(1)[0], 1, draw.size())
+    expect_reference(submission, tol, FUNCTION, *_weights_and_upstream(draw, shape), what=msg("softmax_backward of a {shape} batch", shape=str(shape)))
+
+
+@question
+def test_integer_upstream_gradient(submission, tol, draw):
+    """An integer upstream gradient (with float64 weights) is computed in float64."""
+    shape = _batched_shape(draw, 2)
+    weights, upstream = _weights_and_upstream(draw, shape)
+    upstream = np.round(3 * upstream).astype(np.int64)
+    expect_reference(submission, tol, FUNCTION, weights, upstream, what=msg("softmax_backward of an integer upstream gradient"))

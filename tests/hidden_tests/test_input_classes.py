@@ -1,98 +1,122 @@
-"""The input classes no hidden test drew before issue 25 catch a wrong version each.
+"""Every graded function's hidden tests draw every input class that applies to it, on every seed.
 
-Each wrong version is the instructor's solution with one edit (test-only mistakes: the
-mutant catalog is moving to the course), graded in-process like the test-power gate; the
-hidden test written for that input class must fail it, on every gate seed, and the
-solution itself must pass that test.
+The classes and when each applies are read from the reference and the assignment's conventions
+(tests/hidden_tests/input_classes.py), so a new question is held to them too. The suites run
+against the reference with a recording submission; a class drawn on some seeds only is missing.
 """
 
 from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pytest
 
-from autograder.build.markers import keep_solutions
 from autograder.config import load_course
 from autograder.engine import run_suite
 from autograder.grade.api import hidden_test_files
 from autograder.grade.carry import call_graph
-from autograder.judge.compare import Tolerance
+from autograder.judge.claims import integer_sizes
+from autograder.judge.compare import Tolerance, reference_function
 from autograder.layout import CourseDirectory
-from tests.autograder.support import InProcessSubmission
+from tests.hidden_tests import input_classes
+from tests.hidden_tests.input_classes import RecordingSubmission
 
 COURSE = load_course()
 TOLERANCE = Tolerance(COURSE.defaults.rtol, COURSE.defaults.atol)
 SEEDS = (1, 2, 3)
-HW1, HW2, HW4 = "hw1_scaled_attention", "hw2_rnn_attention", "hw4_gradients"
-
-#: (assignment, edit of the solution source (old, new), the test that must catch it, its question).
-WRONG_VERSIONS = {
-    "sum_to_shape never sums a stretched size-1 axis": (
-        HW4, ("        if size == 1 and total.shape[axis] != 1:", "        if False:"),
-        "test_size_one_batch_axis_is_summed_back", "scaled_dot_product_attention_backward"),
-    "backward ignores the mask (a NaN row of A spreads)": (
-        HW4, ("    if mask is not None:\n        A = np.where(np.asarray(mask).astype(bool), A, np.zeros((), dtype=A.dtype))",
-              "    if False:\n        pass"),
-        "test_weights_with_a_fully_masked_row", "scaled_dot_product_attention_backward"),
-    "additive -1e4 mask": (
-        HW1, ("        scores = np.where(allowed, scores, -np.inf)  # (..., L_q, L_k)",
-              "        scores = scores + np.where(allowed, 0.0, -1e4)"),
-        "test_padded_keys_may_hold_huge_scores", "scaled_dot_product_attention"),
-    "attention squeezes its outputs": (
-        HW1, ("    return Z, weights\n", "    return np.squeeze(Z), np.squeeze(weights)\n"),
-        "test_a_batch_of_one", "scaled_dot_product_attention"),
-    "softmax squeezes its result": (
-        HW1, ("        return exps / np.sum(exps, axis=axis, keepdims=True)",
-              "        return np.squeeze(exps / np.sum(exps, axis=axis, keepdims=True))"),
-        "test_size_one_axes_are_kept", "softmax"),
-    "attention written for equal batch axes only": (
-        HW1, ("    scores = Q @ K_T  #", "    scores = Q @ K_T if Q.ndim == K.ndim else np.zeros(Q.shape[:-1] + K.shape[-2:-1])  #"),
-        "test_batched_queries_against_unbatched_keys", "scaled_dot_product_attention"),
-    "softmax always returns float32": (
-        HW1, ("        return exps / np.sum(exps, axis=axis, keepdims=True)",
-              "        return (exps / np.sum(exps, axis=axis, keepdims=True)).astype(np.float32)"),
-        "test_random_batched_last_axis", "softmax"),
-    "context with an additive -1e4 mask": (
-        HW2, ("        scores = np.where(allowed, scores, -np.inf)  # (..., T)", "        scores = scores + np.where(allowed, 0.0, -1e4)"),
-        "test_padded_positions_may_hold_huge_scores", "attention_context"),
-}
+#: The causal_mask docstring's sentence on a bool n, in the reference, the solution and the release.
+BOOL_SENTENCE = "A bool is not a length"
 
 
 @functools.lru_cache(maxsize=None)
-def solution_source(assignment_id: str) -> str:
+def recorded(assignment_id: str, seed: int) -> tuple:
+    """Every call the assignment's hidden tests make on ``seed``, against the reference."""
     assignment = COURSE.assignment(assignment_id)
-    return keep_solutions((CourseDirectory.of().solutions / assignment.id / assignment.module).read_text(encoding="utf-8"))
+    files = hidden_test_files(assignment)
+    submission = RecordingSubmission(files[0].parent)
+    results = run_suite(files, submission, TOLERANCE, seed=seed, questions=assignment.functions,
+                        upstream=call_graph(assignment.functions))
+    assert all(r.passed for r in results), [r.name for r in results if not r.passed]
+    return tuple(submission.calls)
 
 
-def functions_of(assignment_id: str, edit: tuple[str, str] | None) -> dict:
-    """The solution's graded functions, with ``edit`` applied to its source (trusted: the instructor's master)."""
-    source = solution_source(assignment_id)
-    if edit is not None:
-        assert source.count(edit[0]) >= 1, f"the edit {edit[0]!r} no longer applies to the solution"
-        source = source.replace(edit[0], edit[1], 1)
-    namespace: dict = {}
-    exec(compile(source, "solution.py", "exec"), namespace)  # noqa: S102 - the instructor's own master, edited here
-    return {q.function: namespace[q.function] for q in COURSE.assignment(assignment_id).questions}
-
-
-def failing_tests(assignment_id: str, functions: dict, seed: int) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def integers_documented(assignment_id: str) -> bool:
     assignment = COURSE.assignment(assignment_id)
-    results = run_suite(hidden_test_files(assignment), InProcessSubmission(functions), TOLERANCE, seed=seed,
-                        questions=assignment.functions, upstream=call_graph(assignment.functions))
-    return {r.name for r in results if not r.passed}
+    return input_classes.integers_documented(CourseDirectory.of().master(assignment).read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("name", sorted(WRONG_VERSIONS))
-def test_the_new_input_class_catches_its_wrong_version(name):
-    assignment_id, edit, test, _ = WRONG_VERSIONS[name]
-    wrong = functions_of(assignment_id, edit)
+def gaps(assignment_id: str, seed: int, without: tuple[str, ...] = ()) -> dict:
+    """The classes each of the assignment's functions misses on ``seed`` (the calls of the tests ``without`` left out)."""
+    calls = [call for call in recorded(assignment_id, seed) if call.test not in without]
+    return input_classes.missing(calls, COURSE.assignment(assignment_id).functions, integers_documented(assignment_id), TOLERANCE)
+
+
+@pytest.mark.parametrize("assignment_id", [a.id for a in COURSE.assignments])
+def test_every_function_draws_every_class_that_applies_on_every_seed(assignment_id):
     for seed in SEEDS:
-        assert test in failing_tests(assignment_id, wrong, seed), (name, seed)
+        assert gaps(assignment_id, seed) == {}, seed
 
 
-@pytest.mark.parametrize("assignment_id", sorted({v[0] for v in WRONG_VERSIONS.values()}))
-def test_the_solution_passes_every_new_test(assignment_id):
-    new = {v[2] for v in WRONG_VERSIONS.values() if v[0] == assignment_id}
-    for seed in SEEDS:
-        assert not new & failing_tests(assignment_id, functions_of(assignment_id, None), seed)
+#: (assignment, function, the hidden tests taken away, the class that must then be missing).
+PLANTED = [
+    ("hw1_scaled_attention", "softmax", ("test_axis_argument",), "axis middle -"),
+    ("hw1_scaled_attention", "scaled_dot_product_attention", ("test_a_batch_of_one",), "size-1 axis"),
+    ("hw1_scaled_attention", "scaled_dot_product_attention", ("test_unbatched_queries_against_batched_keys",), "Q unbatched alone"),
+    ("hw1_scaled_attention", "scaled_dot_product_attention", ("test_padded_keys_may_hold_huge_scores",), "huge masked scores"),
+    ("hw2_rnn_attention", "dot_score", ("test_dot_batch_axes_in_one_argument",), "s batched alone"),
+    ("hw2_rnn_attention", "general_score", ("test_general_integers",), "integer"),
+    ("hw3_multi_head", "multi_head_attention", ("test_float32",), "float32"),
+    ("hw4_gradients", "scaled_dot_product_attention_backward", ("test_weights_with_a_fully_masked_row",
+                                                               "test_padding_queries_get_exactly_zero_gradient"), "fully masked row"),
+]
+
+
+@pytest.mark.parametrize(("assignment_id", "function", "without", "gap"), PLANTED, ids=lambda v: v if isinstance(v, str) else None)
+def test_a_planted_gap_is_found(assignment_id, function, without, gap):
+    """Taking away the tests that draw a class makes the check report it, for that function."""
+    assert gap in input_classes.applicable(function, integers_documented(assignment_id))
+    assert gap in gaps(assignment_id, SEEDS[0], without).get(function, [])
+
+
+def test_the_classes_follow_the_docstrings():
+    """A class applies by what is documented: none for a function of sizes only, the mask's by how it is applied."""
+    assert input_classes.applicable("dot_product_variance", True) == ()
+    assert "huge masked scores" in input_classes.applicable("multi_head_attention", True)  # through its attention
+    assert "huge masked scores" not in input_classes.applicable("scaled_dot_product_attention_backward", True)
+    assert "fully masked row" not in input_classes.applicable("scaled_dot_product_attention", True)  # undefined there
+    assert "fully masked row" in input_classes.applicable("scaled_dot_product_attention_backward", True)
+    assert not input_classes.integers_documented('"""Conventions: float32 inputs give float32 results."""')
+
+
+def test_the_additive_mask_stand_in_is_wrong_where_masked_scores_are_huge():
+    """The check's stand-in for an additive mask changes a result exactly when a masked score is huge."""
+    Q, K, V = np.eye(3, 4), np.eye(3, 4), np.eye(3, 2)
+    mask = np.array([True, True, False])
+    small = input_classes.Call("scaled_dot_product_attention", {"Q": Q, "K": K, "V": V, "mask": mask}, "t")
+    huge = input_classes.Call("scaled_dot_product_attention", {"Q": Q, "K": K * 1e5, "V": V, "mask": mask}, "t")
+    assert "huge masked scores" not in input_classes.drawn(small, TOLERANCE)
+    assert "huge masked scores" in input_classes.drawn(huge, TOLERANCE)
+
+
+def _sized_arguments(function: str) -> tuple[str, ...]:
+    return (*integer_sizes(function), *(["n"] if function == "causal_mask" else []))
+
+
+@pytest.mark.parametrize("assignment_id", [a.id for a in COURSE.assignments])
+def test_no_hidden_test_passes_a_bool_for_an_integer(assignment_id):
+    """A bool is not a size: the docstrings say so (see below), and no hidden test passes one."""
+    for call in recorded(assignment_id, SEEDS[0]):
+        for name in _sized_arguments(call.function):
+            assert not isinstance(call.arguments.get(name), (bool, np.bool_)), (call.test, name)
+
+
+def test_causal_mask_says_the_same_of_a_bool_everywhere():
+    """The reference, the solution and the released stub all say that a bool n is outside the contract."""
+    assignment = next(a for a in COURSE.assignments if "causal_mask" in a.functions)
+    layout = CourseDirectory.of()
+    texts = {"reference": reference_function("causal_mask").__doc__,
+             "solution": layout.master(assignment).read_text(encoding="utf-8"),
+             "release": (layout.release(assignment.id) / assignment.module).read_text(encoding="utf-8")}
+    assert {name: BOOL_SENTENCE in " ".join(text.split()) for name, text in texts.items()} == dict.fromkeys(texts, True)
