@@ -23,8 +23,10 @@ from autograder.i18n import Message, msg_n
 
 #: Scores are rounded to this many decimals so reports and gradebooks agree.
 SCORE_DECIMALS = 4
-#: Diagnoses that name a broken contract (:data:`autograder.grade.expect.PROPERTY_PROBLEMS`).
-CONTRACT_DIAGNOSIS_PREFIX = "call."
+#: Diagnoses that name a broken contract (:data:`autograder.grade.expect.PROPERTY_PROBLEMS`, and results of another
+#: dtype or order). Not every engine bug is one: ``call.rejects_valid_input`` is a value failure like any other.
+CONTRACT_DIAGNOSES = frozenset({"call.modifies_input", "call.returns_list", "call.float32_promoted", "call.wrong_dtype",
+                                "call.not_float", "call.outputs_swapped"})
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def rounded_numbers(data: object, decimals: int = SCORE_DECIMALS) -> object:
 
 def breaks_contract(test: TestResult) -> bool:
     """Whether a test shows a broken contract: it failed only its contract, or a contract diagnosis came with wrong values."""
-    return test.kind == CONTRACT or any(d.id.startswith(CONTRACT_DIAGNOSIS_PREFIX) for d in test.diagnoses)
+    return test.kind == CONTRACT or any(d.id in CONTRACT_DIAGNOSES for d in test.diagnoses)
 
 
 def question_fraction(tests: list[TestResult]) -> float:

@@ -221,3 +221,30 @@ def release_cases(layout, assignment, masters: Path | None = None) -> list[Publi
     cases = instructor_cases(Path(masters or layout.masters(assignment.id)) / CASES_SOURCE)
     listed = {case.function for case in cases}
     return cases + example_cases(layout.hidden_suite(assignment.id), [f for f in assignment.functions if f not in listed])
+
+
+#: How far a built archive's floats may be from the committed ones, in units of their dtype's epsilon: the last bits
+#: of a matrix product depend on the machine's BLAS, and a release built on another machine is the same release.
+ARCHIVE_ULPS = 64
+
+
+def same_archive(saved: bytes, built: bytes) -> bool:
+    """Whether two ``.npz`` archives hold the same arrays: same names, dtypes and shapes, floats within a few ulps."""
+    try:
+        with np.load(io.BytesIO(saved), allow_pickle=False) as one, np.load(io.BytesIO(built), allow_pickle=False) as other:
+            if sorted(one.files) != sorted(other.files):
+                return False
+            for name in one.files:
+                a, b = one[name], other[name]
+                if a.dtype != b.dtype or a.shape != b.shape:
+                    return False
+                if a.dtype.kind in "fc":
+                    rtol = ARCHIVE_ULPS * float(np.finfo(a.dtype).eps)
+                    scale = float(np.max(np.abs(a[np.isfinite(a)]), initial=0.0))  # a sum's error follows its terms
+                    if not np.allclose(a, b, rtol=rtol, atol=rtol * scale, equal_nan=True):
+                        return False
+                elif not np.array_equal(a, b):
+                    return False
+    except (ValueError, OSError, zipfile.BadZipFile):
+        return False
+    return True

@@ -20,7 +20,7 @@ from autograder.build.translation_check import translation_problems
 from autograder.build.check_cells import with_check_cells
 from autograder.written.cells import ANSWERS_FILE, answers_markdown, with_written_cells
 from autograder.build.output_names import output_names
-from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, release_cases
+from autograder.build.public_cases import CASES_FILE, CASES_SOURCE, PublicCase, cases_archive, release_cases, same_archive
 from autograder.config import Assignment, Course
 from autograder.kit.wheel import kit_wheel_name
 from autograder.errors import GraderError
@@ -314,11 +314,12 @@ def build_release(course: Course, assignment_id: str, solutions_dir: Path | None
 
 
 def _current(path: Path, content: str | bytes) -> bool:
-    """Whether ``path`` already holds exactly ``content``."""
+    """Whether ``path`` already holds ``content`` (exactly, or for an ``.npz`` archive the same arrays)."""
     if not path.is_file():
         return False
     if isinstance(content, bytes):
-        return path.read_bytes() == content
+        saved = path.read_bytes()
+        return saved == content or (path.suffix == ".npz" and same_archive(saved, content))
     return path.read_text(encoding="utf-8", errors="replace") == content
 
 

@@ -81,7 +81,8 @@ def _counts_to_two(case: Case) -> dict | None:
     """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none)."""
     from autograder.diagnose.variations import counts_to_two  # noqa: PLC0415
 
-    changes = {name: value for _facts, change in counts_to_two(case) for name, value in change.items()}
+    changes = {name: value for facts, change in counts_to_two(case) for name, value in change.items()
+               if int(facts["value"]) > 2}
     return changes or None
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batched_arguments
-from autograder.diagnose.variations import batched, counts_to_two, no_empty_rows, no_size_one
+from autograder.diagnose.variations import batched, counts_to_two, no_empty_rows, no_size_one, python_integers
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
@@ -58,6 +58,7 @@ RIGHT_WHEN = {
     "no_mask": N_("right without a mask, wrong with one"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
     "count_two": N_("right when {name} = 2, wrong when it is {value}"),
+    "python_int": N_("right when {name} is a Python int, wrong when it is the same number as a {type}"),
     "same_argument": N_("right when {other} is the same array as {one}, wrong when they differ"),
 }
 #: What a variation on which the student is still wrong rules out.
@@ -75,6 +76,7 @@ STILL_WRONG = {
     "no_mask": N_("without a mask"),
     "count_one": N_("with {name} = 1"),
     "count_two": N_("with {name} = 2"),
+    "python_int": N_("with {name} a Python int"),
     "same_argument": N_("with {other} the same array as {one}"),
 }
 
@@ -256,7 +258,8 @@ def no_mask(case: Case) -> tuple[dict, dict] | None:
 def counts_to_one(case: Case) -> list[tuple[dict, dict]]:
     """Each integer argument above 1 (a count or a size) set to 1, one at a time."""
     arguments = case.arguments
-    return [({"name": name, "value": str(arguments[name])}, {name: 1}) for name in integer_arguments(case.function)
+    return [({"name": name, "value": str(arguments[name])}, {name: type(arguments[name])(1)})
+            for name in integer_arguments(case.function)
             if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)
             and arguments[name] > 1]
 
@@ -281,7 +284,7 @@ VARIATIONS: tuple[tuple[str, Callable], ...] = (
     ("full_mask", full_mask), ("no_empty_rows", no_empty_rows),
     ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
     ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
-    ("same_argument", same_arguments),
+    ("python_int", python_integers), ("same_argument", same_arguments),
 )
 
 

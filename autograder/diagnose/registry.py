@@ -56,6 +56,7 @@ ENGINE_BUGS: tuple[Bug, ...] = (
     Bug("call.float32_promoted", N_("Your {function} turns float32 input into a float64 result: an explicit cast (.astype(np.float64), dtype=np.float64) or a float64 value such as np.sqrt(d_k) (which promotes float32 arrays under NumPy 2) does it, so keep float32 as it is, use math.sqrt(d_k) or a Python float, or cast back with .astype(x.dtype).")),
     Bug("call.wrong_dtype", N_("Your {function} returns {got} where {expected} is documented: float32 input gives float32 results and every other input float64, so compute in the input's precision (no casts to np.longdouble, float16 or float32 of float64 input).")),
     Bug("call.not_float", N_("Your {function} returns {dtype} values where real numbers are documented; compute in floating point (integer input is computed in float64, e.g. np.asarray(x, dtype=np.float64)).")),
+    Bug("call.rejects_valid_input", N_("Your {function} refuses an input its docstring allows: line {line} of your file raises ({error}) although the call is valid; make that check match the documented contract, or remove it.")),
     Bug("call.outputs_swapped", N_("Your {function} returns its outputs in another order; return ({expected}) in that order.")),
 )
 

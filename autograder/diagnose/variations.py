@@ -61,12 +61,24 @@ def no_size_one(case: Case) -> tuple[dict, dict] | None:
     return ({"shapes": shown}, changes) if changes else None
 
 
-def counts_to_two(case: Case) -> list[tuple[dict, dict]]:
-    """Each integer argument above 2 set to 2, one at a time (the smallest count where pairs already interact)."""
+def _integers(case: Case) -> dict:
+    """The integer arguments (counts and sizes; not bools) by name."""
     arguments = case.arguments
-    return [({"name": name, "value": str(arguments[name])}, {name: 2}) for name in integer_arguments(case.function)
-            if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)
-            and arguments[name] > 2]
+    return {name: arguments[name] for name in integer_arguments(case.function)
+            if isinstance(arguments.get(name), (int, np.integer)) and not isinstance(arguments[name], bool)}
+
+
+def counts_to_two(case: Case) -> list[tuple[dict, dict]]:
+    """Each integer argument other than 2 set to 2, one at a time, in its own integer type (2 is the smallest count
+    where pairs already interact, and the smallest above a size of 1)."""
+    return [({"name": name, "value": str(value)}, {name: type(value)(2)}) for name, value in _integers(case).items()
+            if value != 2]
+
+
+def python_integers(case: Case) -> list[tuple[dict, dict]]:
+    """Each numpy integer argument given as the same Python int, one at a time."""
+    return [({"name": name, "type": type(value).__name__}, {name: int(value)})
+            for name, value in _integers(case).items() if isinstance(value, np.integer)]
 
 
 def _mask_rows(case: Case):

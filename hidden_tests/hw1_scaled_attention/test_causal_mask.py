@@ -1,5 +1,6 @@
 """Hidden tests of causal_mask (hw1, question 2)."""
 
+import numpy as np
 import pytest
 
 from autograder.grade.expect import expect_reference
@@ -22,3 +23,10 @@ def test_lower_triangle(submission, tol, draw, length):
     """causal_mask(n) is True exactly where key <= query, as booleans."""
     n = draw.size(LENGTHS[length])
     expect_reference(submission, tol, "causal_mask", n, what=f"causal_mask({n})")
+
+
+@question
+def test_a_numpy_integer_length(submission, tol, draw):
+    """A length given as a numpy integer (what ``x.shape[0]`` of a saved array or ``np.arange`` yields) is a length."""
+    n = np.int64(draw.size(LENGTHS["middling"]))
+    expect_reference(submission, tol, "causal_mask", n, what=f"causal_mask(np.int64({n}))")

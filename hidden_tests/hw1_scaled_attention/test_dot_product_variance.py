@@ -57,3 +57,9 @@ def test_variance_is_d_k_then_one(submission, tol, draw, sizes):
     estimates = expect_estimates(submission, FUNCTION, calls, (d_k * relative, relative), names.__getitem__,
                                  ("var_raw", "var_scaled"))
     keep_figure(submission, variance_row(d_k, *estimates[0]))  # the feedback's variance table
+
+
+@question
+def test_one_dimensional_vectors(submission, tol, draw):
+    """d_k = 1, the smallest documented size: q.k is a product of two numbers and scaling changes nothing."""
+    expect_reference(submission, tol, FUNCTION, 1, EXACT_SAMPLES, draw.seed(), what="dot_product_variance(d_k=1)")

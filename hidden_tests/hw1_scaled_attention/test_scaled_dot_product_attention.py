@@ -125,6 +125,16 @@ def test_a_fully_padded_key_gets_no_weight(submission, tol, draw):
 
 
 @question
+@draws(blocks=True, empty_rows=True)  # one query of each sequence has no allowed key
+def test_a_query_with_no_allowed_key_is_undefined(submission, tol, draw):
+    """A mask row that allows no key leaves that query undefined (NaN, any value accepted); the other rows are unchanged."""
+    Q, K, V = _qkv(draw, keys=MASKABLE_SIZES)
+    mask = draw.mask((*Q.shape[:-1], K.shape[-2]))  # (B, L_q, L_k)
+    mask[..., int(draw.rng.integers(Q.shape[-2])), :] = False  # that query may attend to no key
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a query that may attend to no key"))
+
+
+@question
 @draws(blocks=True)
 def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
     """Padded keys whose scores are far above the others get weight 0 and change nothing."""

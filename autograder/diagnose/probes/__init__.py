@@ -5,7 +5,7 @@ Each probe takes a failed :class:`~autograder.diagnose.case.Case` and returns th
 call; :data:`FALLBACK_PROBES` only when nothing more specific was found.
 """
 
-from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, scale, softmax
+from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, raises, scale, softmax
 
 #: Probes run on every failed call, most specific first.
 PROBES = (
@@ -33,6 +33,7 @@ PROBES = (
     calls.own_generator,
     calls.mask_needs_full_shape,
     arguments.expects_transposed_weights,
+    raises.rejects_valid_input,
 )
 
 #: Probes whose answer is vaguer: run only when the others and the mutant catalog found nothing.

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from autograder.build.public_cases import EXAMPLE_CASE, example_cases
+import io
+
+import numpy as np
+
+from autograder.build.public_cases import EXAMPLE_CASE, example_cases, same_archive
 
 SUITE = '''FUNCTION = "f"
 EXAMPLE = (7, 2)
@@ -53,3 +57,20 @@ def test_the_authoring_gate_reports_a_computed_example(tmp_path):
         'def test_x():\n    pass\n', encoding="utf-8")
     problems = authoring_problems(assignment, tmp_path)
     assert any(p.startswith(f"{tmp_path.name}/{assignment.id}/test_{function}.py: EXAMPLE must be") for p in problems)
+
+
+def _archive(**arrays) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def test_an_archive_built_on_another_machine_is_the_same_release_but_a_changed_answer_is_not():
+    x = np.random.default_rng(5).standard_normal((4, 6))
+    built = _archive(out=x @ x.T, n=np.arange(3))
+    last_bits = _archive(out=np.nextafter(x @ x.T, np.inf), n=np.arange(3))  # one ulp off, as another BLAS gives
+    assert same_archive(built, last_bits)
+    assert not same_archive(built, _archive(out=x @ x.T + 1e-9, n=np.arange(3)))  # a real change of an answer
+    assert not same_archive(built, _archive(out=(x @ x.T).astype(np.float32), n=np.arange(3)))
+    assert not same_archive(built, _archive(out=x @ x.T, n=np.arange(1, 4)))
+    assert not same_archive(built, b"not an archive")

@@ -131,8 +131,10 @@ def test_every_question_has_a_random_batched_public_case_with_the_references_ans
         expected = getattr(attn_reference, case.function)(*args, **case.kwargs)  # computed here, independently
         parts = expected if isinstance(expected, tuple) else (expected,)
         assert len(parts) == len(case.expected)
-        for mine, stored in zip(parts, case.expected):
-            np.testing.assert_allclose(stored, mine, rtol=1e-12)
+        for mine, stored in zip(parts, case.expected):  # within a few ulps: the last bits depend on the machine's BLAS
+            rtol = 64 * float(np.finfo(stored.dtype).eps) if stored.dtype.kind == "f" else 0
+            atol = rtol * float(np.max(np.abs(stored), initial=0.0)) if stored.dtype.kind == "f" else 0
+            np.testing.assert_allclose(stored, mine, rtol=rtol, atol=atol)
     arrays = [a for case in cases for a in case.args if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
     assert any(a.ndim >= 3 for a in arrays), "at least one batched case"
     assert all(a.shape[-1] != 4 for a in arrays if a.ndim >= 2), "d_k (the last axis) is never 4"

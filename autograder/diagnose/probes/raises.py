@@ -1,0 +1,37 @@
+"""A function that refuses an input its docstring allows: its own ``raise`` or ``assert`` stops a valid call.
+
+The reference accepted the failed call (the hidden tests pass only documented inputs), and the
+student's traceback ends on a line of the student's own code that raises or asserts: a check
+stricter than the contract (``d_k >= 2`` where 1 is allowed, ``type(n) is int`` where a numpy
+integer is a length). What the check refuses is the localisation's to say; the probe names the
+line and the error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.diagnose.case import Case
+from autograder.diagnose.probes.finding import Finding
+from autograder.errors import StudentException
+from autograder.judge.compare import Raised
+
+#: The last traceback frame and its source line: ``File "x.py", line 12, in f`` then ``    raise ...``.
+_FRAME = re.compile(r'^\s*File "[^"]*", line (\d+), in \w+\s*\n\s*(.*)$', flags=re.MULTILINE)
+#: A source line that refuses on purpose.
+_REFUSES = re.compile(r"^(raise|assert)\b")
+#: The error quoted in the hint is cut to this many characters (it is the student's own text).
+ERROR_SHOWN = 80
+
+
+def rejects_valid_input(case: Case) -> list[Finding]:
+    """The call the reference accepts ends on the student's own ``raise``/``assert`` line."""
+    error = case.student.error if isinstance(case.student, Raised) else None
+    if not isinstance(error, StudentException):  # an untouched stub raises NotImplementedYet, not this
+        return []
+    frames = _FRAME.findall(error.student_message)
+    if not frames or not _REFUSES.match(frames[-1][1].strip()):
+        return []
+    last = error.last_line
+    shown = last if len(last) <= ERROR_SHOWN else last[: ERROR_SHOWN - 1] + "…"
+    return [Finding("call.rejects_valid_input", {"line": frames[-1][0], "error": shown})]
