@@ -15,7 +15,7 @@ from attn_reference.contract import OutputKind
 from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import reference_parameters
 from autograder.diagnose.probes.finding import Finding
-from autograder.judge.compare import Parts, contract
+from autograder.judge.compare import Parts, contract, same_values, split
 from autograder.i18n import Message, msg
 
 LIST = "list"
@@ -78,6 +78,20 @@ def wrong_float_dtype(function: str, expected: Parts, outcome: CallOutcome) -> l
         if got.kind == "f" and got != documented and not (documented == np.float32 and got == np.float64):
             return [Finding("call.wrong_dtype", {"expected": str(documented), "got": str(got)})]
     return []
+
+
+def integer_result(expected: Parts, result, tol) -> list[Finding]:
+    """The right values as integers or booleans where real numbers are documented (no cast to float): a broken
+    contract, not a wrong value."""
+    try:
+        student = split(result)
+    except ValueError:
+        return []
+    kinds = [(e.dtype.kind, a.dtype.kind) for e, a in zip(expected.arrays, student.arrays)]
+    if not any(e == "f" and a in "biu" for e, a in kinds) or not same_values(expected, student, tol):
+        return []
+    return [Finding("call.not_float", {"dtype": str(a.dtype)}) for e, a in zip(expected.arrays, student.arrays)
+            if e.dtype.kind == "f" and a.dtype.kind in "biu"][:1]
 
 
 def call_properties(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:

@@ -21,7 +21,7 @@ import numpy as np
 from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import Case
 from autograder.diagnose.diagnosis import diagnose, explain, observed_shape
-from autograder.diagnose.properties import call_properties
+from autograder.diagnose.properties import call_properties, integer_result
 from autograder.engine.results import Diagnosis
 from autograder.mutants.replay import replay_mutants
 from autograder.engine.subject import Subject
@@ -45,6 +45,8 @@ from autograder.i18n import Message, N_, msg
 
 #: Tolerance floor for float32 inputs: float32 arithmetic differs in the 6th or 7th digit.
 FLOAT32_TOLERANCE = Tolerance(rtol=1e-4, atol=1e-6)
+#: Tolerance floor for float16 inputs: float16 has about 3 significant digits.
+FLOAT16_TOLERANCE = Tolerance(rtol=5e-3, atol=1e-4)
 #: What a broken call property says, before the diagnosis's hint, by bug id.
 #: Finders of bugs beyond the probes: the course's mutant catalog.
 FINDERS = (replay_mutants,)
@@ -62,17 +64,21 @@ def float32_tolerance(tol: Tolerance) -> Tolerance:
     return Tolerance(max(tol.rtol, FLOAT32_TOLERANCE.rtol), max(tol.atol, FLOAT32_TOLERANCE.atol))
 
 
-def _has_float32(value) -> bool:
+def _has_dtype(value, dtype) -> bool:
     if isinstance(value, np.ndarray):
-        return value.dtype == np.float32
+        return value.dtype == dtype
     if isinstance(value, (tuple, list)):
-        return any(_has_float32(v) for v in value)
+        return any(_has_dtype(v, dtype) for v in value)
     return False
 
 
 def tolerance_for(args: tuple, kwargs: dict, tol: Tolerance) -> Tolerance:
-    """``tol``, loosened to the float32 floor when any input is float32."""
-    return float32_tolerance(tol) if _has_float32(tuple(args) + tuple(kwargs.values())) else tol
+    """``tol``, loosened to the float32 floor when any input is float32, and to the float16 floor for float16 input
+    (a result computed in float16 is then judged by its dtype, a broken contract, not by its last digits)."""
+    inputs = tuple(args) + tuple(kwargs.values())
+    if _has_dtype(inputs, np.float16):
+        return Tolerance(max(tol.rtol, FLOAT16_TOLERANCE.rtol), max(tol.atol, FLOAT16_TOLERANCE.atol))
+    return float32_tolerance(tol) if _has_dtype(inputs, np.float32) else tol
 
 
 class CheckFailed(AssertionError):
@@ -214,6 +220,10 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
         return _failed_call(function, args, kwargs, outcome, reference, tol, own, caller)
     if _accepted(function, args, kwargs, reference, outcome.result, tol):
         return _property_verdict(function, call_properties(function, reference, outcome))
+    integers = integer_result(reference, outcome.result, tol)
+    if integers:  # right values as integers: the contract's dtype broken, not the values
+        problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
+        return Verdict(problem, explain(function, integers + call_properties(function, reference, outcome)), contract=True)
     if reshaped_right(reference, outcome.result, tol):  # right values, a size-1 axis too many or too few
         problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
         named = explain(function, call_properties(function, reference, outcome))

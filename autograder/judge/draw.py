@@ -115,12 +115,16 @@ class Draw:
         (one allowed key has weight 1 whatever the scores, so it could not tell a wrong scale)
         and blocks at least one; a shorter row allows one key at least and blocks none for
         sure (draw L_k from MASKABLE_SIZES to block keys). Without, each entry allows with
-        ALLOW_PROBABILITY and one key per row is kept.
+        ALLOW_PROBABILITY, one key per row is kept, and some key of some row is blocked (when rows have two keys).
         """
         allowed = self.rng.random(shape) < ALLOW_PROBABILITY  # (..., L_q, L_k)
         if not blocks:
             keep = self.rng.integers(0, shape[-1], size=shape[:-1])  # (..., L_q): one key kept per row
             np.put_along_axis(allowed, keep[..., None], True, axis=-1)
+            if allowed.all() and shape[-1] > 1:  # a mask that blocks nothing tests nothing: block one key of one row
+                row = tuple(int(self.rng.integers(n)) for n in shape[:-1])
+                others = [j for j in range(shape[-1]) if j != keep[row]]
+                allowed[row + (int(self.rng.choice(others)),)] = False
             return allowed.astype(dtype)
         order = np.argsort(self.rng.random(shape), axis=-1)  # (..., L_q, L_k): each row's keys in a random order
         kept = KEPT_PER_ROW if shape[-1] > KEPT_PER_ROW else 1

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from autograder.grade.expect import expect_reference
+from autograder.grade.expect import expect, expect_reference
 from autograder.i18n import msg
 
 question = pytest.mark.question("softmax")
@@ -68,8 +68,19 @@ def test_rows_on_very_different_scales(submission, tol, draw):
 def test_minus_infinity_gets_zero_weight(submission, tol, draw):
     """Entries of -inf get weight exactly 0 when the row has a finite entry."""
     x = _scores(draw, ndim_batch=1)
-    x[~draw.mask(x.shape, blocks=False)] = -np.inf  # some rows may have no -inf entry
-    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax with -inf entries"))
+    x[~draw.mask(x.shape, blocks=False)] = -np.inf  # some rows may have no -inf entry; some entry is -inf
+    actual = expect_reference(submission, tol, FUNCTION, x, what=msg("softmax with -inf entries"))
+    if actual is not None:  # within the tolerance, and exact where the docstring is: exp(-inf) is 0, not a tiny weight
+        weights = np.asarray(actual)[np.isneginf(x)]
+        expect(np.all(weights == 0), msg("softmax with -inf entries: their weights must be exactly 0, got values up to "
+                                         "{largest}", largest=f"{float(np.max(np.abs(weights), initial=0.0)):.3g}"))
+
+
+@question
+def test_float16_gives_float64_weights(submission, tol, draw):
+    """float16 scores (any input but float32) give float64 weights."""
+    x = _scores(draw).astype(np.float16)
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of float16 input"))
 
 
 @question

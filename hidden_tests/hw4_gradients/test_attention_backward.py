@@ -165,6 +165,14 @@ def test_size_one_batch_axis_is_summed_back(submission, tol, draw):
 
 
 @question
+def test_a_missing_and_a_size_one_batch_axis_are_both_summed_back(submission, tol, draw):
+    """Q (B2, B1, L_q, d_k) against K, V (1, L_k, d): one batch axis missing and one of size 1, both summed back."""
+    batch, sizes = _sized(draw, ndim=2)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, (1,), sizes=sizes),
+                     what=msg("attention backward with a missing and a size-1 batch axis"))
+
+
+@question
 def test_batched_queries_against_unbatched_keys(submission, tol, draw):
     """Q (B, L_q, d_k) against K, V (L_k, d): dK and dV are summed over the batch."""
     batch, sizes = _sized(draw)

@@ -88,6 +88,15 @@ def test_float32_stays_float32(submission, tol, draw):
                      what=msg("softmax_backward of float32 input"))
 
 
+@question
+def test_float32_weights_with_a_float64_gradient_give_float64(submission, tol, draw):
+    """float32 A with a float64 dA: not every input is float32, so dS is float64 (as numpy's own promotion gives)."""
+    shape = _batched_shape(draw, 2)
+    weights, upstream = _weights_and_upstream(draw, shape)
+    expect_reference(submission, tol, FUNCTION, weights.astype(np.float32), upstream,
+                     what=msg("softmax_backward of float32 weights and a float64 gradient"))
+
+
 @question(weight=2)
 def test_agrees_with_centred_differences(submission, tol, draw):
     """dS equals the numerical gradient of L(S) = sum(softmax(S) * G)."""

@@ -935,6 +935,16 @@ def test_own_generator_silent_for_a_deterministic_wrong_function_or_without_rng(
     assert calls.own_generator(case_of("softmax", (normal((2, 3), "x"),), student=lambda x, axis=-1: x, recall=True)) == []
 
 
+def test_own_generator_silent_on_variances_of_zero_that_no_seed_changes():
+    def summed_over_the_samples(d_k, n_samples, rng):  # d_k = 1: one dot product left, of variance 0 on every seed
+        q, k = rng.standard_normal((n_samples, d_k)), rng.standard_normal((n_samples, d_k))
+        dots = np.sum(q * k, axis=0)
+        return float(np.var(dots)), float(np.var(dots / np.sqrt(d_k)))
+
+    assert calls.own_generator(case_of("dot_product_variance", (1, 500, RngSeed(5)), student=summed_over_the_samples,
+                                       recall=True)) == []
+
+
 # ---------------------------------------------------------------------------------------
 # calls.mask_needs_full_shape
 

@@ -266,7 +266,7 @@ def test_nan_outputs_score_zero_and_say_so(tmp_path):
 def test_subclasses_of_the_right_values_are_accepted(tmp_path):
     body = (
         "import numpy as np\nclass Sub(np.ndarray):\n    pass\n"
-        "x = np.asarray(x)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "x = np.asarray(x)\nx = x if x.dtype == np.float32 else x.astype(np.float64)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
         "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.view(Sub)"
     )
     assert _grade(tmp_path, _with_softmax(body)).raw_score == FULL
@@ -274,7 +274,8 @@ def test_subclasses_of_the_right_values_are_accepted(tmp_path):
 
 def test_a_list_of_the_right_values_fails_and_is_named(tmp_path):
     body = (
-        "import numpy as np\nx = np.asarray(x)\ne = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "import numpy as np\nx = np.asarray(x)\nx = x if x.dtype == np.float32 else x.astype(np.float64)\n"
+        "e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
         "w = e / e.sum(axis=axis, keepdims=True)\nreturn w.tolist() if w.ndim == 1 else w"
     )
     result = _grade(tmp_path, _with_softmax(body))

@@ -91,3 +91,23 @@ def test_a_broken_contract_with_right_values_costs_the_fixed_share(assignment, f
     assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4), [(r.name, r.kind, r.message) for r in results
                                                                              if not r.passed]
     assert all(score == points for score, points in scores.values()), scores
+
+
+def _keeps_integers(reference):
+    def wrapped(X, *args, **kwargs):
+        result = reference(X, *args, **kwargs)
+        return result.astype(np.asarray(X).dtype) if np.asarray(X).dtype.kind in "iu" else result  # no cast to float
+    return wrapped
+
+
+def test_right_values_kept_as_integers_cost_the_fixed_share_and_are_named():
+    assignment = next(a for a in COURSE.assignments if "split_heads" in a.functions)
+    functions = {q.function: getattr(attn_reference, q.function) for q in assignment.questions}
+    functions["split_heads"] = _keeps_integers(functions["split_heads"])
+    results = run_suite(hidden_test_files(assignment), CopyingSubmission(functions), TOLERANCE, seed=SEED,
+                        questions=assignment.functions, upstream=call_graph(assignment.functions))
+    scores = {q.function: (q.score, q.points) for q in score_questions(assignment, results)}
+    score, points = scores["split_heads"]
+    assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4)
+    failed = [r for r in results if not r.passed]
+    assert failed and all("call.not_float" in [d.id for d in r.diagnoses] for r in failed)

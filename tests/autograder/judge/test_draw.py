@@ -124,6 +124,13 @@ def test_every_mask_row_allows_at_least_one_key(shape):
             assert (mask.sum(axis=-1) >= KEPT_PER_ROW).all()  # and allows two
 
 
+@pytest.mark.parametrize("shape", [(2,), (1, 2), (2, 3), (3, 2, 2)])
+def test_a_mask_without_blocks_still_blocks_some_key_and_keeps_one_per_row(shape):
+    for draw in draws(1000 // 4):  # small shapes, where every entry is allowed by chance most often
+        mask = draw.mask(shape, blocks=False)
+        assert (~mask).any() and mask.any(axis=-1).all()
+
+
 def test_mask_rows_of_one_key_always_allow_it():
     for draw in draws(50):
         assert draw.mask((6, 1)).all()
