@@ -43,6 +43,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("causal_mask.upper_triangular", N_("Your causal mask is upper-triangular, letting each position see the future instead of the past.")),
     Bug("causal_mask.excludes_diagonal", N_("Your causal mask hides the diagonal, but each position must be allowed to attend to itself.")),
     Bug("causal_mask.inverted", N_("Your causal mask is True where attention is forbidden; True must mean the query may attend to that key.")),
+    Bug("causal_mask.shifted_diagonal", N_("Your causal mask lets query i see the keys {boundary} instead of j <= i: its boundary is shifted off the diagonal (an index counted from 1, or a k= offset in np.tril).")),
     Bug("causal_mask.not_boolean", N_("Your causal mask has the right pattern but is not a boolean array; return True/False values (e.g. with <= or np.tril(...).astype(bool)).")),
     Bug("causal_mask.not_an_array", N_("Your causal mask is a Python list; return a numpy boolean array.")),
     # scaled_dot_product_attention
@@ -70,6 +71,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("variance.scaled_by_dk", N_("Your scaled dot products are divided by d_k instead of by sqrt(d_k).")),
     Bug("variance.own_generator", N_("Your function draws from its own random numbers instead of the rng it is given, so the same rng does not give the same result; draw with rng.standard_normal.")),
     Bug("variance.draw_order", N_("Your variances have the right size but are not computed from the documented draws: first q = rng.standard_normal((n_samples, d_k)), then k of the same shape.")),
+    Bug("variance.not_standard_normal", N_("Your scaling is right but your dot products have {ratio} times the variance d_k they should have: q and k are not standard normal (mean 0, variance 1 per entry); draw them with rng.standard_normal((n_samples, d_k)).")),
     Bug("variance.scaled_variance_by_sqrt", N_("Your var_scaled divides the variance by sqrt(d_k); it is the variance of the scaled dot products, np.var(dots / sqrt(d_k)), which is the variance divided by d_k.")),
     Bug("variance.all_pairs", N_("Your function takes the dot product of every q with every k (q @ k.T); the experiment pairs q_i with k_i only: np.sum(q * k, axis=-1).")),
     Bug("variance.wrong_sum_axis", N_("Your dot products sum over the samples instead of over the d_k coordinates; sum q * k along the last axis, giving one dot product per sample.")),

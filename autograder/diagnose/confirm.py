@@ -25,6 +25,8 @@ from autograder.judge.compare import Parts, same_values
 
 #: Seed of the generator that permutes the re-drawn values (fixed: the same call is re-drawn alike on every seed).
 REDRAW_SEED = 20250
+#: In a function given a generator, counts this large are numbers of samples, which a re-draw keeps.
+SAMPLE_COUNT = 50
 #: What a bug's hint claims, by the last part of its id: (localisation variation, "applies" to the call, or the
 #: student is still "wrong" on it). Wrong on batched input: the call is batched, and giving every argument the
 #: batch axes does not make it right; a mask that must broadcast: the call's mask is smaller than the scores;
@@ -78,11 +80,15 @@ def _cut_by_one(case: Case) -> dict | None:
 
 
 def _counts_to_two(case: Case) -> dict | None:
-    """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none)."""
+    """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none); in
+    a function that samples from a given generator, a count of :data:`SAMPLE_COUNT` or more (a number of samples) is
+    kept: two samples are too few for any finding about its estimates."""
     from autograder.diagnose.variations import counts_to_two  # noqa: PLC0415
+    from autograder.inputs import RngSeed  # noqa: PLC0415
 
+    samples = any(isinstance(value, RngSeed) for value in case.arguments.values())
     changes = {name: value for facts, change in counts_to_two(case) for name, value in change.items()
-               if int(facts["value"]) > 2}
+               if int(facts["value"]) > 2 and not (samples and int(facts["value"]) >= SAMPLE_COUNT)}
     return changes or None
 
 

@@ -57,6 +57,8 @@ ENGINE_BUGS: tuple[Bug, ...] = (
     Bug("call.wrong_dtype", N_("Your {function} returns {got} where {expected} is documented: float32 input gives float32 results and every other input float64, so compute in the input's precision (no casts to np.longdouble, float16 or float32 of float64 input).")),
     Bug("call.not_float", N_("Your {function} returns {dtype} values where real numbers are documented; compute in floating point (integer input is computed in float64, e.g. np.asarray(x, dtype=np.float64)).")),
     Bug("call.rejects_valid_input", N_("Your {function} refuses an input its docstring allows: line {line} of your file raises ({error}) although the call is valid; make that check match the documented contract, or remove it.")),
+    Bug("call.mismatched_sizes", N_("Your {function} stops on line {line} of your file, where {sizes}: that line combines axes that do not belong together; check which axis of each operand it uses.")),
+    Bug("call.array_truth_value", N_("Your {function} uses an array as a condition on line {line} of your file (`if mask:`, `x or y`); numpy cannot tell whether a whole array is true: test `mask is not None` for an optional argument, or use .any() / .all().")),
     Bug("call.outputs_swapped", N_("Your {function} returns its outputs in another order; return ({expected}) in that order.")),
 )
 

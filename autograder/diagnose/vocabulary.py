@@ -139,8 +139,9 @@ def frozen_axes(function: str) -> set[str]:
     """Names that occur inside an axis expression other than a sum, or as an integer argument: sizes that cannot
     be changed alone (a sum of sizes is cut block by block)."""
     doc = inspect.getdoc(reference_function(function)) or ""
+    inputs = re.split(r"\n(?:Returns|Yields)\n", doc)[0]  # an expression in a result's shape follows the inputs
     expressions = set(re.findall(r"[A-Za-z_]\w*", " ".join(
-        part for found in SHAPE.finditer(doc) for part in found.group("axes").split(",")
+        part for found in SHAPE.finditer(inputs) for part in found.group("axes").split(",")
         if not AXIS_NAME.match(part.strip()) and sum_terms(part) is None)))
     integers = {m.group("name") for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
                 and m.group("kind").strip().startswith("int")}

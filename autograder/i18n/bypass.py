@@ -61,6 +61,11 @@ NOT_STUDENT_TEXT = {
     "feedback on ": "what the gradebook command tells the instructor, English like every instructor message",
     " and {} more": "part of the instructor's note on other feedback folders",
     "note: {} other folders": "what the gradebook command tells the instructor, English like every instructor message",
+    "truth value of an array": "numpy's error message, matched to recognise it",
+    "size (\\d+) is different from": "numpy's error message, matched to recognise it",
+    "cannot reshape array of size": "numpy's error message, matched to recognise it",
+    "could not be broadcast together": "numpy's error message, matched to recognise it",
+    " not aligned": "numpy's error message, matched to recognise it",
 }
 _EXCEPTION_NAME = re.compile(r"[A-Z]\w*(Error|Exception)$")
 _MARKUP = re.compile(r"<[^>]*>|\{[^{}]*\}|&\w+;")

@@ -5,7 +5,7 @@ Each probe takes a failed :class:`~autograder.diagnose.case.Case` and returns th
 call; :data:`FALLBACK_PROBES` only when nothing more specific was found.
 """
 
-from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, raises, scale, softmax
+from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, raises, scale, sizes, softmax
 
 #: Probes run on every failed call, most specific first.
 PROBES = (
@@ -34,6 +34,7 @@ PROBES = (
     calls.mask_needs_full_shape,
     arguments.expects_transposed_weights,
     raises.rejects_valid_input,
+    raises.array_truth_value,
 )
 
 #: Probes whose answer is vaguer: run only when the others and the mutant catalog found nothing.
@@ -45,6 +46,7 @@ FALLBACK_PROBES = (
     softmax.overflow,
     patterns.heads_arrangement,
     patterns.variance_of_other_draws,
+    sizes.mismatched_sizes,
 )
 
 __all__ = ["FALLBACK_PROBES", "PROBES"]

@@ -40,6 +40,9 @@ def causal_mask_pattern(case: Case) -> list[Finding]:
     for pattern, suffix in patterns:
         if np.array_equal(allowed, pattern) and not np.array_equal(pattern, expected):
             return own(case.function, suffix)
+    for offset in (k for k in range(-n + 1, n) if k not in (0, -1)):  # k = -1 leaves out the diagonal (above)
+        if np.array_equal(allowed, np.tril(np.ones((n, n), dtype=bool), k=offset)):
+            return own(case.function, "shifted_diagonal", boundary=f"j <= i {'+' if offset > 0 else '-'} {abs(offset)}")
     if (np.array_equal(allowed, expected) or additive) and actual.dtype.kind != "b":
         return own(case.function, "not_boolean")
     return []
@@ -81,4 +84,9 @@ def variance_of_other_draws(case: Case) -> list[Finding]:
         return []
     allowed = STANDARD_ERRORS * math.sqrt((2 + 6 / d_k) / n)  # relative standard error of the variance
     right_size = abs(values[0] / d_k - 1) <= allowed and abs(values[1] - 1) <= allowed
-    return own(case.function, "draw_order") if right_size else []
+    if right_size:
+        return own(case.function, "draw_order")
+    scaled_right = values[1] > 0 and math.isclose(values[0] / values[1], d_k, rel_tol=1e-6)
+    if scaled_right and d_k > 1:  # the scaling is right, the dot products' variance is not: other draws than N(0, 1)
+        return own(case.function, "not_standard_normal", ratio=f"{values[0] / d_k:.3g}")
+    return []

@@ -35,3 +35,12 @@ def rejects_valid_input(case: Case) -> list[Finding]:
     last = error.last_line
     shown = last if len(last) <= ERROR_SHOWN else last[: ERROR_SHOWN - 1] + "…"
     return [Finding("call.rejects_valid_input", {"line": frames[-1][0], "error": shown})]
+
+
+def array_truth_value(case: Case) -> list[Finding]:
+    """numpy's "truth value of an array ... is ambiguous" on the student's line: an array used as a condition."""
+    error = case.student.error if isinstance(case.student, Raised) else None
+    if not isinstance(error, StudentException) or "truth value of an array" not in error.last_line:
+        return []
+    frames = _FRAME.findall(error.student_message)
+    return [Finding("call.array_truth_value", {"line": frames[-1][0]})] if frames else []

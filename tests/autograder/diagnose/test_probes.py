@@ -843,6 +843,12 @@ def test_causal_mask_pattern_names_each_wrong_pattern(wrong, suffix):
     assert patterns.causal_mask_pattern(case) == [Finding(f"causal_mask.{suffix}", {})]
 
 
+@pytest.mark.parametrize("offset, boundary", [(1, "j <= i + 1"), (2, "j <= i + 2"), (-2, "j <= i - 2")])
+def test_causal_mask_pattern_names_a_boundary_shifted_off_the_diagonal(offset, boundary):
+    case = case_of("causal_mask", (6,), student=lambda n: np.tri(n, k=offset, dtype=bool))  # rows counted from 1: k=1
+    assert patterns.causal_mask_pattern(case) == [Finding("causal_mask.shifted_diagonal", {"boundary": boundary})]
+
+
 def test_causal_mask_pattern_silent_on_an_unrelated_pattern_or_shape():
     checkerboard = lambda n: (np.add.outer(np.arange(n), np.arange(n)) % 2 == 0)  # noqa: E731
     assert patterns.causal_mask_pattern(case_of("causal_mask", (5,), student=checkerboard)) == []
@@ -896,6 +902,18 @@ def test_variance_as_std_names_standard_deviations():
 def test_variance_as_std_silent_on_variances_of_other_draws():
     other_draws = variance_student(draws=lambda rng: tuple(rng.standard_normal((2, 16, 2000)).transpose(0, 2, 1)))
     assert patterns.variance_as_std(case_of("dot_product_variance", (16, 2000, RngSeed(5)), student=other_draws)) == []
+
+
+def test_variance_of_other_draws_names_uniform_draws_whose_scaling_is_right():
+    def uniform(d_k, n_samples, rng):  # rng.random: mean 1/2, variance 1/12 per entry, not N(0, 1)
+        dots = np.sum(rng.random((n_samples, d_k)) * rng.random((n_samples, d_k)), axis=-1)
+        return float(np.var(dots)), float(np.var(dots / math.sqrt(d_k)))
+
+    case = case_of("dot_product_variance", (16, 1000, RngSeed(3)), student=uniform, recall=True)
+    found = patterns.variance_of_other_draws(case)
+    assert [f.id for f in found] == ["variance.not_standard_normal"] and float(found[0].facts["ratio"]) < 0.1
+    from autograder.diagnose.confirm import redraws  # noqa: PLC0415
+    assert all(c.arguments["n_samples"] == 1000 for c in redraws(case))  # a re-draw keeps the number of samples
 
 
 def test_variance_of_other_draws_names_right_sized_variances_of_other_numbers():

@@ -9,13 +9,14 @@ import pytest
 from autograder.diagnose.localise import counts_to_one, localisation
 from autograder.diagnose.variations import counts_to_two
 from autograder.inputs import RngSeed
-from autograder.diagnose.probes import PROBES
+from autograder.diagnose.probes import FALLBACK_PROBES, PROBES, raises, sizes
+from autograder.diagnose.probes.finding import Finding
 from autograder.diagnose.probes.raises import ERROR_SHOWN, rejects_valid_input
 from autograder.engine.results import FAILED, PASSED, Diagnosis, TestResult
 from autograder.errors import NotImplementedYet, StudentException
 from autograder.judge.compare import Raised
 from autograder.scoring import question_fraction
-from tests.autograder.diagnose.test_probes import case_of
+from tests.autograder.diagnose.test_probes import case_of, normal
 
 
 def traceback(source_line: str, error: str, line: int = 12) -> str:
@@ -34,7 +35,7 @@ def test_rejects_valid_input_names_a_call_refused_by_the_students_own_raise_or_a
     found = rejects_valid_input(case)
     assert [f.id for f in found] == ["call.rejects_valid_input"]
     assert found[0].facts == {"line": "31", "error": "ValueError: bad n 4"}
-    assert rejects_valid_input in PROBES  # and it runs on every failed call
+    assert rejects_valid_input in PROBES and sizes.mismatched_sizes in FALLBACK_PROBES  # both run
 
 
 def test_rejects_valid_input_silent_on_an_error_numpy_raised_on_the_students_line():
@@ -87,3 +88,44 @@ def test_setting_a_count_keeps_its_integer_type():
     assert [type(c["n"]) for c in twos] == [np.int64] and twos[0]["n"] == 2
     small = case_of("dot_product_variance", (1, 50, RngSeed(3)), result=(0.0, 0.0))
     assert [c for _, c in counts_to_two(small)] == [{"d_k": 2}, {"n_samples": 2}]  # a size of 1 is tried at 2 too
+
+
+def _shape_error(source_line: str, error: str):
+    return raised(traceback(source_line, error, 40))
+
+
+def test_mismatched_sizes_names_the_axes_of_a_matrix_product_that_do_not_fit():
+    s, H = normal((3, 4), "s"), normal((5, 4), "H")  # s (T_y, d), H (T, d): sizes 3, 4, 5
+    error = "ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature " \
+            "(n?,k),(k,m?)->(n?,m?) (size 5 is different from 4)"
+    case = case_of("dot_score", (s, H), result=_shape_error("return s @ H", error))
+    found = sizes.mismatched_sizes(case)
+    assert [f.id for f in found] == ["call.mismatched_sizes"] and found[0].facts["line"] == "40"
+    assert "5 (T)" in str(found[0].facts["sizes"]) and "4 (d)" in str(found[0].facts["sizes"])
+
+
+def test_mismatched_sizes_names_a_reshape_by_products_of_the_sizes():
+    X = normal((3, 5, 2), "X")  # (num_heads, n, d_head)
+    case = case_of("merge_heads", (X,), result=_shape_error("return X.reshape(n, h * n)",
+                                                            "ValueError: cannot reshape array of size 30 into shape (5,15)"))
+    assert str(sizes.mismatched_sizes(case)[0].facts["sizes"]) == "30 entries are reshaped into (5 (n), 15 (num_heads·n))"
+
+
+def test_mismatched_sizes_silent_on_a_refusal_an_unnamed_size_and_other_errors():
+    s, H = normal((3, 4), "s"), normal((5, 4), "H")
+    refusal = _shape_error("raise ValueError('no')", "ValueError: shapes (3,4) and (4,5) not aligned")
+    unnamed = _shape_error("return s @ H", "ValueError: matmul: mismatch (size 97 is different from 98)")
+    other = _shape_error("return s @ H", "ZeroDivisionError: division by zero")
+    for result in (refusal, unnamed, other):
+        assert sizes.mismatched_sizes(case_of("dot_score", (s, H), result=result)) == []
+
+
+def test_array_truth_value_names_an_array_used_as_a_condition():
+    error = "ValueError: The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()"
+    case = case_of("causal_mask", (4,), result=raised(traceback("if mask:", error, 7)))
+    assert raises.array_truth_value(case) == [Finding("call.array_truth_value", {"line": "7"})]
+
+
+def test_array_truth_value_silent_on_other_errors():
+    case = case_of("causal_mask", (4,), result=raised(traceback("if n < 1:", "ValueError: bad n")))
+    assert raises.array_truth_value(case) == []
