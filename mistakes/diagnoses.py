@@ -106,6 +106,8 @@ BUGS: tuple[Bug, ...] = (
     Bug("context.scaled_scores", N_("Your context vector multiplies the scores by {factor} before the softmax; use the scores as they are.")),
     Bug("context.multiplicative_mask", N_("Your context vector multiplies the scores by the mask, which makes padded scores 0 instead of -inf, so padded positions keep some weight.")),
     Bug("context.mask_not_broadcast", N_("Your context vector handles a mask only when it has exactly the shape of the scores; use np.where(mask, scores, -np.inf), which broadcasts a (T,) mask over the batch.")),
+    Bug("context.inf_scores_nan", N_("Your context vector turns a row holding -inf scores into NaN even without a mask: a shift other than the row's maximum (a mean or a minimum of -inf) gives -inf - (-inf) = NaN; subtract np.max(scores, axis=-1, keepdims=True) after masking.")),
+    Bug("context.masked_scores_used", N_("Your context vector changes with the scores at padded positions, which must not matter (it is right once they are set to 0): mask first, scores = np.where(mask, scores, -np.inf), then take the maximum and the softmax.")),
     Bug("context.mask_nan", N_("Your context vector turns padded scores into NaN (0 * -inf is NaN); use np.where(mask, scores, -np.inf).")),
     # split_heads and merge_heads
     Bug("heads.reshape_without_transpose", N_("Your split_heads reshapes straight to (..., num_heads, n, d_head) without first reshaping to (..., n, num_heads, d_head) and swapping those two axes.")),

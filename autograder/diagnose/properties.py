@@ -14,7 +14,7 @@ import numpy as np
 from attn_reference.contract import OutputKind
 from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import reference_parameters
-from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.probes.finding import Finding, own
 from autograder.judge.compare import Parts, contract, same_values, split
 from autograder.i18n import Message, msg
 
@@ -80,18 +80,22 @@ def wrong_float_dtype(function: str, expected: Parts, outcome: CallOutcome) -> l
     return []
 
 
-def integer_result(expected: Parts, result, tol) -> list[Finding]:
-    """The right values as integers or booleans where real numbers are documented (no cast to float): a broken
-    contract, not a wrong value."""
+def other_kind_result(function: str, expected: Parts, result, tol) -> list[Finding]:
+    """The right values in another kind of dtype than documented: integers or booleans where real numbers are, or
+    numbers where a boolean mask is (no cast): a broken contract, not a wrong value."""
     try:
         student = split(result)
     except ValueError:
         return []
-    kinds = [(e.dtype.kind, a.dtype.kind) for e, a in zip(expected.arrays, student.arrays)]
-    if not any(e == "f" and a in "biu" for e, a in kinds) or not same_values(expected, student, tol):
+    pairs = list(zip(expected.arrays, student.arrays))
+    if len(pairs) != len(expected.arrays) or not same_values(expected, student, tol):
         return []
-    return [Finding("call.not_float", {"dtype": str(a.dtype)}) for e, a in zip(expected.arrays, student.arrays)
-            if e.dtype.kind == "f" and a.dtype.kind in "biu"][:1]
+    for e, a in pairs:
+        if e.dtype.kind == "f" and a.dtype.kind in "biu":
+            return [Finding("call.not_float", {"dtype": str(a.dtype)})]
+        if e.dtype.kind == "b" and a.dtype.kind in "iuf":
+            return own(function, "not_boolean") or [Finding("call.wrong_dtype", {"expected": "bool", "got": str(a.dtype)})]
+    return []
 
 
 def call_properties(function: str, expected: Parts, outcome: CallOutcome) -> list[Finding]:

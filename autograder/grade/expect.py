@@ -21,7 +21,7 @@ import numpy as np
 from autograder.sandbox.call import CallOutcome
 from autograder.diagnose.case import Case
 from autograder.diagnose.diagnosis import diagnose, explain, observed_shape
-from autograder.diagnose.properties import call_properties, integer_result
+from autograder.diagnose.properties import call_properties, other_kind_result
 from autograder.engine.results import Diagnosis
 from autograder.mutants.replay import replay_mutants
 from autograder.engine.subject import Subject
@@ -220,8 +220,8 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
         return _failed_call(function, args, kwargs, outcome, reference, tol, own, caller)
     if _accepted(function, args, kwargs, reference, outcome.result, tol):
         return _property_verdict(function, call_properties(function, reference, outcome))
-    integers = integer_result(reference, outcome.result, tol)
-    if integers:  # right values as integers: the contract's dtype broken, not the values
+    integers = other_kind_result(function, reference, outcome.result, tol)
+    if integers:  # the right values in another kind of dtype: the contract broken, not the values
         problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
         return Verdict(problem, explain(function, integers + call_properties(function, reference, outcome)), contract=True)
     if reshaped_right(reference, outcome.result, tol):  # right values, a size-1 axis too many or too few

@@ -20,6 +20,7 @@ PROBES = (
     backward.experiment_aggregation,
     arguments.mask_probes,
     arguments.mask_without_head_axis,
+    arguments.masked_scores_matter,
     arguments.weight_probes,
     arguments.vector_probes,
     arguments.confused_arguments,

@@ -74,7 +74,25 @@ def mask_arithmetic(case: Case) -> list[Finding]:
         broken = np.isnan(weights) & np.isfinite(expected)
     unmasked = case.reference_with(mask=None)
     finite_without_mask = isinstance(unmasked, Parts) and bool(np.isfinite(unmasked.arrays[located[0]]).all())
-    return own(case.function, "mask_nan") if broken.any() and finite_without_mask else []
+    if not (broken.any() and finite_without_mask):
+        return []
+    return _inf_scores_broken(case, mask) or own(case.function, "mask_nan")
+
+
+def _inf_scores_broken(case: Case, mask: np.ndarray) -> list[Finding]:
+    """When the scores are an argument: the masked scores given as -inf and no mask. NaN there too means it is not the
+    mask's arithmetic but how the function treats -inf scores (a shift by the mean or the minimum: -inf - -inf)."""
+    scores = case.arguments.get("scores")
+    if not isinstance(scores, np.ndarray) or scores.dtype.kind != "f":
+        return []
+    try:
+        filled = np.where(np.broadcast_to(mask, scores.shape), scores, -np.inf).astype(scores.dtype)
+    except ValueError:
+        return []
+    answer = case.student_with(scores=filled, mask=None)
+    if answer is None or not any(np.isnan(part).any() for part in answer.arrays if part.dtype.kind == "f"):
+        return []
+    return own(case.function, "inf_scores_nan")
 
 
 def mask_without_head_axis(case: Case) -> list[Finding]:
@@ -182,3 +200,23 @@ def rewritten_arguments(case: Case) -> list[Finding]:
         if case.explains(case.reference_with(**rewrite(case.arguments))):
             findings += own(case.function, suffix)
     return findings
+
+
+def masked_scores_matter(case: Case) -> list[Finding]:
+    """When the scores are an argument: right once the masked scores are set to 0, which the reference ignores. The
+    function lets scores it should ignore change its result (a maximum taken before masking, say)."""
+    mask, scores = _mask(case), case.arguments.get("scores")
+    if mask is None or not isinstance(scores, np.ndarray) or scores.dtype.kind != "f":
+        return []
+    try:
+        blocked = ~np.broadcast_to(mask, scores.shape)
+    except ValueError:
+        return []
+    if not blocked.any() or not np.any(scores[blocked]):
+        return []
+    quiet = np.where(blocked, 0.0, scores).astype(scores.dtype)
+    expected = case.reference_with(scores=quiet)
+    if not case.matches_reference(expected):
+        return []  # the reference itself changed: those scores are not ignored here
+    answer = case.student_with(scores=quiet)
+    return own(case.function, "masked_scores_used") if case.matches_reference(answer) else []

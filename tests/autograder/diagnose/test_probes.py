@@ -1160,6 +1160,17 @@ def test_mask_arithmetic_names_a_context_vector_with_nan_padding():
     assert arguments.mask_arithmetic(case) == [Finding("context.mask_nan", {})]
 
 
+def test_mask_arithmetic_names_a_mean_shift_that_turns_masked_rows_into_nan_as_such():
+    def mean_shift(scores, H, mask=None):
+        scores = scores if mask is None else np.where(mask, scores, -np.inf)
+        e = np.exp(scores - np.mean(scores, axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
+        alpha = e / np.sum(e, axis=-1, keepdims=True)
+        return np.einsum("...t,...td->...d", alpha, H), alpha
+
+    case = case_of(CONTEXT, context_args(), {"mask": PADDING}, student=mean_shift, recall=True)
+    assert arguments.mask_arithmetic(case) == [Finding("context.inf_scores_nan", {})]
+
+
 def test_mask_arithmetic_silent_when_the_scores_themselves_give_nan_without_the_mask():
     scores, H = context_args()
     scores[:, -1] = np.inf  # only the padding mask keeps these rows finite
@@ -1233,3 +1244,27 @@ def test_not_float_names_integer_scores_for_integer_input():
 
 def test_not_float_silent_on_real_scores_even_wrong_ones():
     assert outputs.not_float(_integer_dot_case(lambda s, H: np.einsum("bd,btd->bt", s, H) * 2.0)) == []
+
+
+def _max_before_mask(scores, H, mask=None):
+    shifted = scores - np.max(scores, axis=-1, keepdims=True)  # the padded scores take part in the maximum
+    e = np.exp(shifted) * (np.ones_like(scores) if mask is None else mask)
+    alpha = e / np.sum(e, axis=-1, keepdims=True)
+    return np.einsum("...t,...td->...d", alpha, H), alpha
+
+
+def test_masked_scores_matter_names_a_maximum_taken_before_the_mask():
+    scores, H = context_args()
+    scores = np.where(PADDING, scores, 1e3)  # padded scores far above the rest: every allowed exponent underflows
+    case = case_of(CONTEXT, (scores, H), {"mask": PADDING}, student=_max_before_mask, recall=True)
+    assert arguments.masked_scores_matter(case) == [Finding("context.masked_scores_used", {})]
+
+
+def test_masked_scores_matter_silent_on_an_ignored_mask_and_on_ordinary_scores():
+    scores, H = context_args()
+    huge = np.where(PADDING, scores, 1e3)
+    ignored = case_of(CONTEXT, (huge, H), {"mask": PADDING}, student=lambda s, H, mask=None: context(s, H), recall=True)
+    assert arguments.masked_scores_matter(ignored) == []
+    wrong_elsewhere = case_of(CONTEXT, (scores, H), {"mask": PADDING}, recall=True,
+                              student=lambda s, H, mask=None: tuple(2 * p for p in context(s, H, mask)))
+    assert arguments.masked_scores_matter(wrong_elsewhere) == []

@@ -111,3 +111,16 @@ def test_right_values_kept_as_integers_cost_the_fixed_share_and_are_named():
     assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4)
     failed = [r for r in results if not r.passed]
     assert failed and all("call.not_float" in [d.id for d in r.diagnoses] for r in failed)
+
+
+def test_a_mask_of_the_right_pattern_as_numbers_costs_the_fixed_share_and_is_named():
+    assignment = next(a for a in COURSE.assignments if "causal_mask" in a.functions)
+    functions = {q.function: getattr(attn_reference, q.function) for q in assignment.questions}
+    functions["causal_mask"] = lambda n: np.tri(n)  # float64 ones and zeros, no cast to bool
+    results = run_suite(hidden_test_files(assignment), CopyingSubmission(functions), TOLERANCE, seed=SEED,
+                        questions=assignment.functions, upstream=call_graph(assignment.functions))
+    scores = {q.function: (q.score, q.points) for q in score_questions(assignment, results)}
+    score, points = scores["causal_mask"]
+    assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4)
+    failed = [r for r in results if not r.passed]
+    assert failed and all("causal_mask.not_boolean" in [d.id for d in r.diagnoses] for r in failed)
