@@ -33,6 +33,7 @@ PREFIXES: dict[str, tuple[str, ...]] = {
 BUGS: tuple[Bug, ...] = (
     # softmax
     Bug("softmax.no_max_shift", N_("Your softmax does not subtract the maximum before exponentiating, so large scores overflow to inf and NaN.")),
+    Bug("softmax.inf_nan", N_("Your softmax turns a slice holding -inf into NaN, though it is right once each -inf is a very negative finite score: it shifts by something other than the slice's maximum (the minimum or the mean is -inf, and -inf - (-inf) is NaN); subtract np.max(x, axis=axis, keepdims=True).")),
     Bug("softmax.wrong_axis", N_("Your softmax normalises along {actual} instead of along {expected}, the axis it is given.")),
     Bug("softmax.not_normalized", N_("Your softmax does not divide by the sum of the exponentials along the axis, so the weights do not sum to 1.")),
     Bug("softmax.no_keepdims", N_("Your softmax is right on a single row but wrong on a batch of rows: reduce with keepdims=True so the maximum and the sum broadcast against their own row.")),

@@ -13,6 +13,7 @@ PROBES = (
     outputs.outputs_swapped,
     softmax.wrong_axis,
     softmax.variants,
+    softmax.inf_entries_nan,
     scale.attention_scale,
     softmax.scaled_scores,
     backward.softmax_backward_behaviour,

@@ -247,3 +247,23 @@ def overflow(case: Case) -> list[Finding]:
     if not (large and broken.any()) or _broken_where_small(logits, broken, located[1]):
         return []
     return own(case.function, "no_max_shift")
+
+
+def inf_entries_nan(case: Case) -> list[Finding]:
+    """NaN in slices that hold -inf, where the reference's weights are finite; right once each -inf is replaced by a
+    finite score far below its slice (whose weight is 0 alike): the function mishandles -inf itself (a shift by the
+    minimum or the mean, -inf - (-inf)), not the values."""
+    x, axis = case.arguments.get("x"), case.arguments.get("axis", -1)
+    if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or not np.isneginf(x).any() or not isinstance(case.student, Parts):
+        return []
+    actual, expected = case.student.arrays[0], case.reference.arrays[0]
+    with np.errstate(all="ignore"):
+        if actual.shape != expected.shape or not (np.isnan(actual) & np.isfinite(expected)).any():
+            return []
+        finite = np.where(np.isfinite(x), x, np.nan)
+        floor = np.nanmin(finite, axis=axis, keepdims=True) - 30.0  # a weight of e^-30 or less: 0 within the tolerance
+    if np.isnan(floor).any():
+        return []  # a slice of -inf only: undefined either way
+    replaced = np.where(np.isneginf(x), floor, x).astype(x.dtype)
+    answer = case.student_with(x=replaced)
+    return own(case.function, "inf_nan") if case.matches_reference_of(answer, case.reference_with(x=replaced)) else []

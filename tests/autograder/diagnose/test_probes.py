@@ -1268,3 +1268,26 @@ def test_masked_scores_matter_silent_on_an_ignored_mask_and_on_ordinary_scores()
     wrong_elsewhere = case_of(CONTEXT, (scores, H), {"mask": PADDING}, recall=True,
                               student=lambda s, H, mask=None: tuple(2 * p for p in context(s, H, mask)))
     assert arguments.masked_scores_matter(wrong_elsewhere) == []
+
+
+def _with_minus_inf():
+    x = normal((3, 5), "x", 2.0)
+    x[0, 1] = x[2, 3] = -np.inf
+    return x
+
+
+def test_inf_entries_nan_names_a_softmax_shifted_by_its_minimum():
+    def shifted_by_min(x, axis=-1):
+        with np.errstate(invalid="ignore"):
+            e = np.exp(x - np.min(x, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    case = case_of("softmax", (_with_minus_inf(),), student=shifted_by_min, recall=True)
+    assert softmax.inf_entries_nan(case) == [Finding("softmax.inf_nan", {})]
+
+
+def test_inf_entries_nan_silent_on_nan_from_other_causes_and_without_minus_inf():
+    everywhere = lambda x, axis=-1: np.full(np.shape(x), np.nan)  # noqa: E731  (NaN whatever the input)
+    assert softmax.inf_entries_nan(case_of("softmax", (_with_minus_inf(),), student=everywhere, recall=True)) == []
+    plain = normal((3, 5), "x")
+    assert softmax.inf_entries_nan(case_of("softmax", (plain,), student=everywhere, recall=True)) == []
