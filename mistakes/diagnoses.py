@@ -72,7 +72,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("variance.scaled_by_dk", N_("Your scaled dot products are divided by d_k instead of by sqrt(d_k).")),
     Bug("variance.own_generator", N_("Your function draws from its own random numbers instead of the rng it is given, so the same rng does not give the same result; draw with rng.standard_normal.")),
     Bug("variance.draw_order", N_("Your variances have the right size but are not computed from the documented draws: first q = rng.standard_normal((n_samples, d_k)), then k of the same shape.")),
-    Bug("variance.not_standard_normal", N_("Your scaling is right but your dot products have {ratio} times the variance d_k they should have: q and k are not standard normal (mean 0, variance 1 per entry); draw them with rng.standard_normal((n_samples, d_k)).")),
+    Bug("variance.raw_variance_off", N_("Your var_scaled is var_raw / d_k as it should be, but var_raw is {ratio} times d_k: the dot products you measure do not have variance d_k; check that q and k are rng.standard_normal((n_samples, d_k)) draws and that each dot product sums all d_k coordinates, np.sum(q * k, axis=-1).")),
     Bug("variance.scaled_variance_by_sqrt", N_("Your var_scaled divides the variance by sqrt(d_k); it is the variance of the scaled dot products, np.var(dots / sqrt(d_k)), which is the variance divided by d_k.")),
     Bug("variance.all_pairs", N_("Your function takes the dot product of every q with every k (q @ k.T); the experiment pairs q_i with k_i only: np.sum(q * k, axis=-1).")),
     Bug("variance.wrong_sum_axis", N_("Your dot products sum over the samples instead of over the d_k coordinates; sum q * k along the last axis, giving one dot product per sample.")),

@@ -19,7 +19,8 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batched_arguments
-from autograder.diagnose.variations import batched, counts_to_two, no_empty_rows, no_size_one, python_integers
+from autograder.diagnose.variations import (as_arrays, batched, counts_to_two, equal_counts, no_empty_rows, no_size_one,
+                                            python_integers)
 from autograder.diagnose.vocabulary import argument_shapes, call_sizes, frozen_axes, integer_arguments, sum_terms
 from autograder.i18n import Message, N_, joined, msg
 from autograder.judge.compare import Parts, same_values
@@ -59,6 +60,8 @@ RIGHT_WHEN = {
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
     "count_two": N_("right when {name} = 2, wrong when it is {value}"),
     "python_int": N_("right when {name} is a Python int, wrong when it is the same number as a {type}"),
+    "as_arrays": N_("right when {names} is a numpy array, wrong when it is a {kind}"),
+    "equal_counts": N_("right when {other} = {one}, wrong when they differ"),
     "same_argument": N_("right when {other} is the same array as {one}, wrong when they differ"),
 }
 #: What a variation on which the student is still wrong rules out.
@@ -77,6 +80,8 @@ STILL_WRONG = {
     "count_one": N_("with {name} = 1"),
     "count_two": N_("with {name} = 2"),
     "python_int": N_("with {name} a Python int"),
+    "as_arrays": N_("with {names} as a numpy array"),
+    "equal_counts": N_("with {other} = {one}"),
     "same_argument": N_("with {other} the same array as {one}"),
 }
 
@@ -280,11 +285,11 @@ def same_arguments(case: Case) -> list[tuple[dict, dict]]:
 
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
-    ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
+    ("as_arrays", as_arrays), ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
     ("full_mask", full_mask), ("no_empty_rows", no_empty_rows),
     ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
     ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
-    ("python_int", python_integers), ("same_argument", same_arguments),
+    ("python_int", python_integers), ("equal_counts", equal_counts), ("same_argument", same_arguments),
 )
 
 

@@ -59,6 +59,7 @@ ENGINE_BUGS: tuple[Bug, ...] = (
     Bug("call.rejects_valid_input", N_("Your {function} refuses an input its docstring allows: line {line} of your file raises ({error}) although the call is valid; make that check match the documented contract, or remove it.")),
     Bug("call.mismatched_sizes", N_("Your {function} stops on line {line} of your file, where {sizes}: that line combines axes that do not belong together; check which axis of each operand it uses.")),
     Bug("call.array_truth_value", N_("Your {function} uses an array as a condition on line {line} of your file (`if mask:`, `x or y`); numpy cannot tell whether a whole array is true: test `mask is not None` for an optional argument, or use .any() / .all().")),
+    Bug("call.integer_mask", N_("Your {function} is right with a boolean mask but wrong with the same mask as 0/1 {dtype} values, which the docstring allows: convert it first, mask = np.asarray(mask, dtype=bool) (on integers ~mask is -1 or -2, both true).")),
     Bug("call.outputs_swapped", N_("Your {function} returns its outputs in another order; return ({expected}) in that order.")),
 )
 

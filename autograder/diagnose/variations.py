@@ -115,3 +115,20 @@ def no_empty_rows(case: Case) -> tuple[dict, dict] | None:
             if axis == row_axis and value.shape[position] > 1:
                 changes[name] = np.ascontiguousarray(np.take(value, keep, axis=position))
     return ({"axis": row_axis}, changes) if changes else None
+
+
+def as_arrays(case: Case) -> tuple[dict, dict] | None:
+    """Every argument given as a list or tuple (array_like) passed as the numpy array it stands for."""
+    shapes = argument_shapes(case.function)
+    changes = {name: np.asarray(value) for name, value in case.arguments.items()
+               if name in shapes and isinstance(value, (list, tuple))}
+    if not changes:
+        return None
+    return {"names": ", ".join(changes), "kind": type(next(iter(case.arguments[n] for n in changes))).__name__}, changes
+
+
+def equal_counts(case: Case) -> list[tuple[dict, dict]]:
+    """For each pair of different integer arguments, the later one set to the earlier one's value (``n_keys = d_k``)."""
+    integers = list(_integers(case).items())
+    return [({"one": a, "other": b, "value": str(vb)}, {b: type(vb)(va)})
+            for position, (b, vb) in enumerate(integers) for a, va in integers[:position] if va != vb and va > 1]

@@ -63,3 +63,10 @@ def test_variance_is_d_k_then_one(submission, tol, draw, sizes):
 def test_one_dimensional_vectors(submission, tol, draw):
     """d_k = 1, the smallest documented size: q.k is a product of two numbers and scaling changes nothing."""
     expect_reference(submission, tol, FUNCTION, 1, EXACT_SAMPLES, draw.seed(), what="dot_product_variance(d_k=1)")
+
+
+@question
+def test_two_samples(submission, tol, draw):
+    """n_samples = 2, the smallest documented sample: two dot products still have a variance."""
+    d_k = draw.size(SMALL_D_K)
+    expect_reference(submission, tol, FUNCTION, d_k, 2, draw.seed(), what=f"dot_product_variance(d_k={d_k}, n_samples=2)")

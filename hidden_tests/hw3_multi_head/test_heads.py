@@ -44,6 +44,14 @@ def test_split_one_head(submission, tol, draw):
 
 
 @split
+def test_split_a_nested_list(submission, tol, draw):
+    """X is array_like: a nested list of floats is split like the array it stands for."""
+    heads, n, d_head = _sizes(draw)
+    X = draw.normal((n, heads * d_head)).tolist()
+    expect_reference(submission, tol, "split_heads", X, heads, what=msg("split_heads of a nested list"))
+
+
+@split
 def test_split_float32(submission, tol, draw):
     """float32 input stays float32."""
     heads, n, d_head = _sizes(draw)

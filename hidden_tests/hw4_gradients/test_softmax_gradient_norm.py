@@ -67,3 +67,11 @@ def test_scaled_norm_is_the_same_as_in_the_population(submission, tol, draw):
 def test_unscaled_norm_has_collapsed(submission, tol, draw):
     """Unscaled, d_k = 64, 8 keys: the mean norm (about 0.152) follows the generator it is given, within sampling error."""
     _follows_its_generator(submission, draw, 64, False)
+
+
+@question
+def test_one_key(submission, tol, draw):
+    """n_keys = 1, the smallest documented count: one key always gets weight 1, so J = 0 and the mean norm is 0."""
+    d_k = draw.size(EXACT_SIZES["small d_k, unscaled"][0])
+    what = f"softmax_gradient_norm(d_k={d_k}, n_keys=1)"  # code: the same in every language
+    expect_reference(submission, tol, FUNCTION, d_k, 1, EXACT_SAMPLES, draw.seed(), what=what)

@@ -19,6 +19,7 @@ PROBES = (
     backward.softmax_backward_behaviour,
     backward.attention_backward_behaviour,
     backward.experiment_aggregation,
+    arguments.integer_mask,
     arguments.mask_probes,
     arguments.mask_without_head_axis,
     arguments.masked_scores_matter,

@@ -220,3 +220,13 @@ def masked_scores_matter(case: Case) -> list[Finding]:
         return []  # the reference itself changed: those scores are not ignored here
     answer = case.student_with(scores=quiet)
     return own(case.function, "masked_scores_used") if case.matches_reference(answer) else []
+
+
+def integer_mask(case: Case) -> list[Finding]:
+    """A 0/1 integer mask, where the student is right once the same mask is boolean (``~mask`` on integers is -1 or
+    -2, both true; ``mask == True`` and ``is`` tests fail alike)."""
+    mask = case.arguments.get(MASK)
+    if not isinstance(mask, np.ndarray) or mask.dtype.kind not in "iu":
+        return []
+    answer = case.student_with(mask=mask.astype(bool))
+    return [Finding("call.integer_mask", {"dtype": str(mask.dtype)})] if case.matches_reference(answer) else []

@@ -106,7 +106,11 @@ def own_generator(case: Case) -> list[Finding]:
         return own(case.function, "own_generator")  # the same seed, another answer
     if _is_theory(case) or not any(np.any(part) for part in case.student.arrays):
         return []  # no draws at all (the theoretical values returned), or nothing left of them (zeros): another bug
-    other = case.student_with(**{name: RngSeed(seed.seed + 1) for name, seed in seeds.items()})
+    reseeded = {name: RngSeed(seed.seed + 1) for name, seed in seeds.items()}
+    expected = case.reference_with(**reseeded)
+    if isinstance(expected, Parts) and all(np.array_equal(a, b) for a, b in zip(expected.arrays, case.reference.arrays)):
+        return []  # the right answer does not change with the seed here (one key: J = 0): the seed tells nothing
+    other = case.student_with(**reseeded)
     identical = other is not None and all(
         np.array_equal(a, b) for a, b in zip(other.arrays, case.student.arrays)
     )  # bit for bit: draws that merely average out alike are not the same draws

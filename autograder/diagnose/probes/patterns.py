@@ -88,5 +88,5 @@ def variance_of_other_draws(case: Case) -> list[Finding]:
         return own(case.function, "draw_order")
     scaled_right = values[1] > 0 and math.isclose(values[0] / values[1], d_k, rel_tol=1e-6)
     if scaled_right and d_k > 1:  # the scaling is right, the dot products' variance is not: other draws than N(0, 1)
-        return own(case.function, "not_standard_normal", ratio=f"{values[0] / d_k:.3g}")
+        return own(case.function, "raw_variance_off", ratio=f"{values[0] / d_k:.3g}")
     return []

@@ -24,13 +24,22 @@ _REFUSES = re.compile(r"^(raise|assert)\b")
 ERROR_SHOWN = 80
 
 
+def _another_graded_function(error: StudentException, function: str) -> bool:
+    """Whether the refusal is in another graded function the student's calls (what it refuses is then a value the
+    student computed, not the caller's input)."""
+    import attn_reference  # noqa: PLC0415
+
+    inner = error.innermost_function
+    return bool(inner) and inner != function and callable(getattr(attn_reference, inner, None))
+
+
 def rejects_valid_input(case: Case) -> list[Finding]:
     """The call the reference accepts ends on the student's own ``raise``/``assert`` line."""
     error = case.student.error if isinstance(case.student, Raised) else None
     if not isinstance(error, StudentException):  # an untouched stub raises NotImplementedYet, not this
         return []
     frames = _FRAME.findall(error.student_message)
-    if not frames or not _REFUSES.match(frames[-1][1].strip()):
+    if not frames or not _REFUSES.match(frames[-1][1].strip()) or _another_graded_function(error, case.function):
         return []
     last = error.last_line
     shown = last if len(last) <= ERROR_SHOWN else last[: ERROR_SHOWN - 1] + "…"

@@ -911,7 +911,7 @@ def test_variance_of_other_draws_names_uniform_draws_whose_scaling_is_right():
 
     case = case_of("dot_product_variance", (16, 1000, RngSeed(3)), student=uniform, recall=True)
     found = patterns.variance_of_other_draws(case)
-    assert [f.id for f in found] == ["variance.not_standard_normal"] and float(found[0].facts["ratio"]) < 0.1
+    assert [f.id for f in found] == ["variance.raw_variance_off"] and float(found[0].facts["ratio"]) < 0.1
     from autograder.diagnose.confirm import redraws  # noqa: PLC0415
     assert all(c.arguments["n_samples"] == 1000 for c in redraws(case))  # a re-draw keeps the number of samples
 
@@ -951,6 +951,11 @@ def test_own_generator_silent_for_a_deterministic_wrong_function_or_without_rng(
     case = case_of("dot_product_variance", (16, 500, RngSeed(5)), student=variance_student(np.std), recall=True)
     assert calls.own_generator(case) == []
     assert calls.own_generator(case_of("softmax", (normal((2, 3), "x"),), student=lambda x, axis=-1: x, recall=True)) == []
+
+
+def test_own_generator_silent_where_the_right_answer_does_not_change_with_the_seed():
+    one_key = case_of("softmax_gradient_norm", (5, 1, 50, RngSeed(2)), student=lambda *a, **k: 1.0, recall=True)
+    assert calls.own_generator(one_key) == []  # one key: J = 0 on every seed, so a constant tells nothing
 
 
 def test_own_generator_silent_on_variances_of_zero_that_no_seed_changes():

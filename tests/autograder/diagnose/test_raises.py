@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import attn_reference
+
 from autograder.diagnose.localise import counts_to_one, localisation
 from autograder.diagnose.variations import counts_to_two
 from autograder.inputs import RngSeed
@@ -129,3 +131,68 @@ def test_array_truth_value_names_an_array_used_as_a_condition():
 def test_array_truth_value_silent_on_other_errors():
     case = case_of("causal_mask", (4,), result=raised(traceback("if n < 1:", "ValueError: bad n")))
     assert raises.array_truth_value(case) == []
+
+
+def test_rejects_valid_input_silent_on_a_refusal_in_another_graded_function_the_student_calls():
+    message = ('Traceback (most recent call last):\n  File "s.py", line 50, in concat_score\n    return additive_score(s, H, W1, W2, v_a)\n'
+               '  File "s.py", line 20, in additive_score\n    raise ValueError("W_a does not fit")\nValueError: W_a does not fit')
+    case = case_of("concat_score", (normal((3, 2), "s"), normal((3, 5, 4), "H"), normal((6, 6), "W"), normal((6,), "v")),
+                   result=raised(message))
+    assert rejects_valid_input(case) == []
+    own_check = message.replace("in additive_score", "in concat_score")  # the control: its own check is a refusal
+    assert [f.id for f in rejects_valid_input(case_of("concat_score", case.args, result=raised(own_check)))] == \
+        ["call.rejects_valid_input"]
+
+
+def _tilde_mask(Q, K, V, mask=None):  # np.where(~mask, -inf, scores): on 0/1 integers ~mask is -2 or -1, never 0
+    allowed = None if mask is None else np.logical_not(~np.asarray(mask))
+    return attn_reference.scaled_dot_product_attention(Q, K, V, allowed)
+
+
+def _attention_inputs():
+    mask = (np.arange(20).reshape(4, 5) % 3 != 0).astype(np.int64)
+    return normal((4, 3), "Q"), normal((5, 3), "K"), normal((5, 2), "V"), mask
+
+
+def test_integer_mask_names_a_mask_right_only_as_booleans():
+    from autograder.diagnose.probes import arguments
+    case = case_of("scaled_dot_product_attention", _attention_inputs(), student=_tilde_mask, recall=True)
+    assert arguments.integer_mask(case) == [Finding("call.integer_mask", {"dtype": "int64"})]
+
+
+def test_integer_mask_silent_on_a_boolean_mask_and_on_a_bug_booleans_do_not_fix():
+    from autograder.diagnose.probes import arguments
+    Q, K, V, mask = _attention_inputs()
+    boolean = case_of("scaled_dot_product_attention", (Q, K, V, mask.astype(bool)), recall=True,
+                      student=lambda Q, K, V, mask=None: tuple(2 * p for p in _tilde_mask(Q, K, V, mask)))
+    assert arguments.integer_mask(boolean) == []
+    doubled = case_of("scaled_dot_product_attention", (Q, K, V, mask), recall=True,
+                      student=lambda Q, K, V, mask=None: tuple(2 * p for p in _tilde_mask(Q, K, V, mask)))
+    assert arguments.integer_mask(doubled) == []
+
+
+def test_the_localisation_tells_a_list_from_an_array():
+    def arrays_only(X, num_heads):
+        if not isinstance(X, np.ndarray):
+            raise ValueError("X must be an array")
+        return attn_reference.split_heads(X, num_heads)
+
+    X = normal((5, 6), "X").tolist()
+    said = localisation(case_of("split_heads", (X, 2), student=arrays_only, recall=True))
+    assert said == "Where it fails: right when X is a numpy array, wrong when it is a list."
+    honest = localisation(case_of("split_heads", (np.asarray(X), 2), student=lambda X, h: np.asarray(X)[None],
+                                  recall=True))
+    assert "numpy array" not in honest  # the control: an array argument is not varied
+
+
+def test_the_localisation_tells_when_two_counts_must_be_equal():
+    def scaled_by_n_keys(d_k, n_keys, n_samples, rng, scaled=True):  # sqrt(n_keys) where sqrt(d_k) belongs
+        generator = np.random.default_rng(rng.seed) if isinstance(rng, RngSeed) else rng
+        q = generator.standard_normal((n_samples, d_k))
+        K = generator.standard_normal((n_samples, n_keys, d_k))
+        A = attn_reference.softmax(np.einsum("sd,skd->sk", q, K) / np.sqrt(n_keys))
+        J = A[:, :, None] * np.eye(n_keys) - A[:, :, None] * A[:, None, :]
+        return float(np.mean(np.sqrt(np.sum(J ** 2, axis=(-2, -1)))))
+
+    said = localisation(case_of("softmax_gradient_norm", (7, 4, 50, RngSeed(3)), student=scaled_by_n_keys, recall=True))
+    assert "right when n_keys = d_k" in said, said
