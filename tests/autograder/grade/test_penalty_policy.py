@@ -101,27 +101,22 @@ def _keeps_integers(reference):
     return wrapped
 
 
-def test_right_values_kept_as_integers_cost_the_fixed_share_and_are_named():
-    assignment = next(a for a in COURSE.assignments if "split_heads" in a.functions)
+def _dtype_slip_costs_the_share_and_is_named(function: str, wrong, bug_id: str) -> None:
+    """``function`` replaced by ``wrong`` (right values in another kind of dtype): the fixed share, named ``bug_id``."""
+    assignment = next(a for a in COURSE.assignments if function in a.functions)
     functions = {q.function: getattr(attn_reference, q.function) for q in assignment.questions}
-    functions["split_heads"] = _keeps_integers(functions["split_heads"])
+    functions[function] = wrong
     results = run_suite(hidden_test_files(assignment), CopyingSubmission(functions), TOLERANCE, seed=SEED,
                         questions=assignment.functions, upstream=call_graph(assignment.functions))
-    scores = {q.function: (q.score, q.points) for q in score_questions(assignment, results)}
-    score, points = scores["split_heads"]
+    score, points = next((q.score, q.points) for q in score_questions(assignment, results) if q.function == function)
     assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4)
     failed = [r for r in results if not r.passed]
-    assert failed and all("call.not_float" in [d.id for d in r.diagnoses] for r in failed)
+    assert failed and all(bug_id in [d.id for d in r.diagnoses] for r in failed)
+
+
+def test_right_values_kept_as_integers_cost_the_fixed_share_and_are_named():
+    _dtype_slip_costs_the_share_and_is_named("split_heads", _keeps_integers(attn_reference.split_heads), "call.not_float")
 
 
 def test_a_mask_of_the_right_pattern_as_numbers_costs_the_fixed_share_and_is_named():
-    assignment = next(a for a in COURSE.assignments if "causal_mask" in a.functions)
-    functions = {q.function: getattr(attn_reference, q.function) for q in assignment.questions}
-    functions["causal_mask"] = lambda n: np.tri(n)  # float64 ones and zeros, no cast to bool
-    results = run_suite(hidden_test_files(assignment), CopyingSubmission(functions), TOLERANCE, seed=SEED,
-                        questions=assignment.functions, upstream=call_graph(assignment.functions))
-    scores = {q.function: (q.score, q.points) for q in score_questions(assignment, results)}
-    score, points = scores["causal_mask"]
-    assert score == pytest.approx(points * (1 - CONTRACT_SHARE), abs=1e-4)
-    failed = [r for r in results if not r.passed]
-    assert failed and all("causal_mask.not_boolean" in [d.id for d in r.diagnoses] for r in failed)
+    _dtype_slip_costs_the_share_and_is_named("causal_mask", lambda n: np.tri(n), "causal_mask.not_boolean")  # float 0/1
