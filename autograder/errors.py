@@ -51,6 +51,12 @@ class StudentException(SubmissionError):
         return lines[-1].strip() if lines else ""
 
     @property
+    def last_frame(self) -> tuple[str, str] | None:
+        """(line number, source line) of the traceback's last frame, the student's line that raised; None without one."""
+        frames = re.findall(r'^\s*File "[^"]*", line (\d+), in \w+\s*\n\s*(.*)$', self.student_message, flags=re.MULTILINE)
+        return (frames[-1][0], frames[-1][1].strip()) if frames else None
+
+    @property
     def innermost_function(self) -> str:
         """The student's function in which the exception was raised (the last traceback frame), or ""."""
         frames = re.findall(r'^\s*File "[^"]*", line \d+, in (\w+)\s*$', self.student_message, flags=re.MULTILINE)

@@ -220,10 +220,10 @@ def judge(subject, tol: Tolerance, function: str, args: tuple, kwargs: dict, out
         return _failed_call(function, args, kwargs, outcome, reference, tol, own, caller)
     if _accepted(function, args, kwargs, reference, outcome.result, tol):
         return _property_verdict(function, call_properties(function, reference, outcome))
-    integers = other_kind_result(function, reference, outcome.result, tol)
-    if integers:  # the right values in another kind of dtype: the contract broken, not the values
+    other_kind = other_kind_result(function, reference, outcome.result, tol)
+    if other_kind:  # the right values in another kind of dtype: the contract broken, not the values
         problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
-        return Verdict(problem, explain(function, integers + call_properties(function, reference, outcome)), contract=True)
+        return Verdict(problem, explain(function, other_kind + call_properties(function, reference, outcome)), contract=True)
     if reshaped_right(reference, outcome.result, tol):  # right values, a size-1 axis too many or too few
         problem = describe(find_difference(reference, outcome.result, tol), function, args, kwargs, reference.is_tuple, tol)
         named = explain(function, call_properties(function, reference, outcome))

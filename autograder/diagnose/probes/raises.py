@@ -11,45 +11,50 @@ from __future__ import annotations
 
 import re
 
+import attn_reference
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding
 from autograder.errors import StudentException
 from autograder.judge.compare import Raised
 
-#: The last traceback frame and its source line: ``File "x.py", line 12, in f`` then ``    raise ...``.
-_FRAME = re.compile(r'^\s*File "[^"]*", line (\d+), in \w+\s*\n\s*(.*)$', flags=re.MULTILINE)
 #: A source line that refuses on purpose.
 _REFUSES = re.compile(r"^(raise|assert)\b")
 #: The error quoted in the hint is cut to this many characters (it is the student's own text).
 ERROR_SHOWN = 80
 
 
+def student_exception(case: Case) -> StudentException | None:
+    """The exception the student's own code raised in the failed call (None for a result, a stub, a timeout...)."""
+    error = case.student.error if isinstance(case.student, Raised) else None
+    return error if isinstance(error, StudentException) else None  # an untouched stub raises NotImplementedYet
+
+
+def refuses_on_purpose(error: StudentException) -> bool:
+    """Whether the student's line that raised is a ``raise`` or an ``assert`` of their own."""
+    frame = error.last_frame
+    return frame is not None and _REFUSES.match(frame[1]) is not None
+
+
 def _another_graded_function(error: StudentException, function: str) -> bool:
     """Whether the refusal is in another graded function the student's calls (what it refuses is then a value the
     student computed, not the caller's input)."""
-    import attn_reference  # noqa: PLC0415
-
     inner = error.innermost_function
     return bool(inner) and inner != function and callable(getattr(attn_reference, inner, None))
 
 
 def rejects_valid_input(case: Case) -> list[Finding]:
     """The call the reference accepts ends on the student's own ``raise``/``assert`` line."""
-    error = case.student.error if isinstance(case.student, Raised) else None
-    if not isinstance(error, StudentException):  # an untouched stub raises NotImplementedYet, not this
-        return []
-    frames = _FRAME.findall(error.student_message)
-    if not frames or not _REFUSES.match(frames[-1][1].strip()) or _another_graded_function(error, case.function):
+    error = student_exception(case)
+    if error is None or not refuses_on_purpose(error) or _another_graded_function(error, case.function):
         return []
     last = error.last_line
     shown = last if len(last) <= ERROR_SHOWN else last[: ERROR_SHOWN - 1] + "…"
-    return [Finding("call.rejects_valid_input", {"line": frames[-1][0], "error": shown})]
+    return [Finding("call.rejects_valid_input", {"line": error.last_frame[0], "error": shown})]
 
 
 def array_truth_value(case: Case) -> list[Finding]:
     """numpy's "truth value of an array ... is ambiguous" on the student's line: an array used as a condition."""
-    error = case.student.error if isinstance(case.student, Raised) else None
-    if not isinstance(error, StudentException) or "truth value of an array" not in error.last_line:
+    error = student_exception(case)
+    if error is None or "truth value of an array" not in error.last_line or error.last_frame is None:
         return []
-    frames = _FRAME.findall(error.student_message)
-    return [Finding("call.array_truth_value", {"line": frames[-1][0]})] if frames else []
+    return [Finding("call.array_truth_value", {"line": error.last_frame[0]})]

@@ -17,13 +17,10 @@ import numpy as np
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.calls import batched_arguments
 from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.probes.raises import refuses_on_purpose, student_exception
 from autograder.diagnose.vocabulary import call_sizes, integer_arguments
-from autograder.errors import StudentException
 from autograder.i18n import Message, msg
-from autograder.judge.compare import Raised
 
-#: The last traceback frame's line number, and the source line under it.
-_FRAME = re.compile(r'^\s*File "[^"]*", line (\d+), in \w+\s*\n\s*(.*)$', flags=re.MULTILINE)
 _SHAPE = r"\(([\d,\s]*)\)"
 #: numpy's shape errors, each with the group(s) that hold its sizes or shapes.
 PATTERNS = (
@@ -85,16 +82,13 @@ def _described(kind: str, groups: tuple[str, ...], sizes: dict[str, int]) -> tup
 
 def mismatched_sizes(case: Case) -> list[Finding]:
     """A shape error raised by numpy on the student's line, with the clashing sizes named."""
-    error = case.student.error if isinstance(case.student, Raised) else None
-    if not isinstance(error, StudentException):
-        return []
-    frames = _FRAME.findall(error.student_message)
-    if not frames or re.match(r"(raise|assert)\b", frames[-1][1].strip()):
-        return []  # the student's own refusal: rejects_valid_input's
+    error = student_exception(case)
+    if error is None or error.last_frame is None or refuses_on_purpose(error):
+        return []  # no traceback, or the student's own refusal: rejects_valid_input's
     sizes = _named_sizes(case)
     for kind, pattern in PATTERNS:
         found = pattern.search(error.last_line)
         if found:
             described, named = _described(kind, found.groups(), sizes)
-            return [Finding("call.mismatched_sizes", {"line": frames[-1][0], "sizes": described})] if named else []
+            return [Finding("call.mismatched_sizes", {"line": error.last_frame[0], "sizes": described})] if named else []
     return []
