@@ -94,6 +94,11 @@ BUGS: tuple[Bug, ...] = (
     Bug("luong.ignores_v_a", N_("Your concat score sums the tanh features instead of taking their dot product with v_a.")),
     Bug("luong.scaled_output", N_("Your {function} multiplies the scores by {factor}; these scores are not scaled.")),
     Bug("additive.scaled_output", N_("Your additive score multiplies the scores by {factor}; these scores are not scaled.")),
+    Bug("additive.unbounded_activation", N_("Your additive score grows in proportion to the weights (doubling {weights} doubles every score), so nothing bounds the features between W_a s + U_a h_j and v_a: apply tanh there, not ReLU, abs or nothing.")),
+    Bug("additive.nonlinearity_per_part", N_("Your additive score is a part that depends only on s plus a part that depends only on h_j (another decoder state shifts every score alike): apply tanh once, to the sum, v_a . tanh(W_a s + U_a h_j), not to W_a s and U_a h_j apart.")),
+    Bug("luong.missing_tanh", N_("Your concat score leaves out the tanh around W_a [s; h_j].")),
+    Bug("luong.unbounded_activation", N_("Your concat score grows in proportion to W_a (doubling it doubles every score), so nothing bounds the features between W_a [s; h_j] and v_a: apply tanh there, not ReLU, abs or nothing.")),
+    Bug("luong.nonlinearity_per_part", N_("Your concat score is a part that depends only on s plus a part that depends only on h_j (another decoder state shifts every score alike): apply tanh once, to the whole W_a [s; h_j], not to the s part and the h_j part apart.")),
     Bug("additive.tanh_outside", N_("Your additive score applies the tanh after the dot product with v_a; it belongs inside: v_a . tanh(W_a s + U_a h_j).")),
     # attention_context
     Bug("context.no_softmax", N_("Your context vector weights the encoder states with the raw scores instead of their softmax.")),

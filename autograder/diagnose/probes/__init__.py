@@ -5,7 +5,7 @@ Each probe takes a failed :class:`~autograder.diagnose.case.Case` and returns th
 call; :data:`FALLBACK_PROBES` only when nothing more specific was found.
 """
 
-from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, raises, scale, sizes, softmax
+from autograder.diagnose.probes import arguments, backward, calls, outputs, patterns, raises, readout, scale, sizes, softmax
 
 #: Probes run on every failed call, most specific first.
 PROBES = (
@@ -25,6 +25,8 @@ PROBES = (
     arguments.masked_scores_matter,
     arguments.weight_probes,
     arguments.vector_probes,
+    readout.unbounded_activation,
+    readout.nonlinearity_per_part,
     arguments.confused_arguments,
     arguments.rewritten_arguments,
     outputs.scaled_part,
