@@ -122,12 +122,35 @@ def wrong_axis(case: Case) -> list[Finding]:
         return []
     logits_ndim = logits.ndim
     normalised = axis % expected.ndim - expected.ndim
+    axes = case.contract.outputs[part].axes
     for other in range(-logits_ndim, 0):
         if other != normalised and case.explains(with_softmax(case, along(other)), only_part=part):
-            axes = case.contract.outputs[part].axes
             return own(case.function, "wrong_axis", actual=axis_of(axes, other, logits_ndim),
                        expected=axis_of(axes, normalised, expected.ndim))
-    return []
+    other = _normalised_along(case, part, normalised)
+    if other is None:
+        return []
+    return own(case.function, "wrong_axis", actual=axis_of(axes, other, expected.ndim),
+               expected=axis_of(axes, normalised, expected.ndim))
+
+
+def _normalised_along(case: Case, part: int, documented: int) -> int | None:
+    """The one other axis the student's weights are a distribution along (non-negative, summing to 1) where the
+    expected weights are not and the student's are not along the documented axis: the sum that makes the weights
+    runs along that axis, whatever the rest of the computation does (None: no such single axis)."""
+    weights, expected = case.student_part(part), case.reference.arrays[part]
+    if weights is None or weights.shape != expected.shape or weights.dtype.kind != "f" or not np.isfinite(weights).all():
+        return None
+    if (weights < 0).any() or _sums_to_one(weights, documented, case):
+        return None
+    found = [axis for axis in range(-weights.ndim, 0) if axis != documented and weights.shape[axis] > 1
+             and _sums_to_one(weights, axis, case) and not _sums_to_one(expected, axis, case)]
+    return found[0] if len(found) == 1 else None
+
+
+def _sums_to_one(weights: np.ndarray, axis: int, case: Case) -> bool:
+    total = np.sum(weights.astype(np.float64), axis=axis)
+    return bool(np.allclose(total, 1.0, rtol=case.tol.rtol, atol=max(case.tol.atol, 1e-6)))
 
 
 def variants(case: Case) -> list[Finding]:

@@ -301,6 +301,24 @@ def test_wrong_axis_names_softmax_ignoring_its_axis_argument():
     assert softmax.wrong_axis(case) == [Finding("softmax.wrong_axis", {"actual": "axis -1", "expected": "axis -2"})]
 
 
+def test_wrong_axis_names_softmax_that_shifts_along_its_axis_but_sums_along_the_last():
+    def student(x, axis=-1):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=-1, keepdims=True)  # no softmax along any one axis, but rows sum to 1
+
+    case = case_of("softmax", (normal((3, 4, 5), "x", 2.0),), {"axis": 0}, student=student)
+    assert softmax.wrong_axis(case) == [Finding("softmax.wrong_axis", {"actual": "axis -1", "expected": "axis -3"})]
+
+
+def test_wrong_axis_silent_on_weights_that_sum_to_one_along_no_single_other_axis():
+    x = normal((3, 4, 5), "x", 2.0)
+    global_sum = case_of("softmax", (x,), {"axis": 0}, student=lambda x, axis=-1: np.exp(x) / np.exp(x).sum())
+    assert softmax.wrong_axis(global_sum) == []
+    square = normal((4, 4), "square")  # rows and columns of doubly stochastic weights both sum to 1: which axis?
+    doubly = np.full((4, 4), 0.25)
+    assert softmax.wrong_axis(case_of("softmax", (square,), {"axis": 0}, result=doubly)) == []
+
+
 def test_wrong_axis_names_attention_normalising_over_the_queries():
     def student(Q, K, V, mask=None):
         return attention(Q, K, V, mask, weights_of=lambda s: softmax_along(s, axis=-2))
