@@ -115,6 +115,16 @@ def test_batch_axes_in_one_argument(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
+def test_integer_mask(submission, tol, draw):
+    """A 0/1 integer (B, n_q, n_kv) mask means the same as a boolean one in every head."""
+    heads = draw.size(HEAD_COUNTS)
+    inputs = _inputs(draw, heads, masked=True)
+    mask = draw.mask(inputs[0].shape[:-1] + inputs[1].shape[-2:-1], dtype=np.int64)  # (B, n_q, n_kv)
+    expect_reference(submission, tol, FUNCTION, *inputs, heads, mask, what=msg("multi-head attention with a 0/1 integer mask"))
+
+
+@question
 def test_a_batch_of_one(submission, tol, draw):
     """A batch of one keeps its axis: Y (1, n_q, d_model) and A (1, num_heads, n_q, n_kv)."""
     heads = draw.size(HEAD_COUNTS)

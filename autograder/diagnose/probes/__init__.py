@@ -49,6 +49,7 @@ FALLBACK_PROBES = (
     arguments.mask_arithmetic,
     calls.batch_only,
     softmax.overflow,
+    softmax.shifted_beforehand,
     patterns.heads_arrangement,
     patterns.variance_of_other_draws,
     sizes.mismatched_sizes,

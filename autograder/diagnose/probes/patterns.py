@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.probes.estimator import moment_estimator
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.judge.compare import Parts
 from autograder.i18n import msg
@@ -85,7 +86,7 @@ def variance_of_other_draws(case: Case) -> list[Finding]:
     allowed = STANDARD_ERRORS * math.sqrt((2 + 6 / d_k) / n)  # relative standard error of the variance
     right_size = abs(values[0] / d_k - 1) <= allowed and abs(values[1] - 1) <= allowed
     if right_size:
-        return own(case.function, "draw_order")
+        return moment_estimator(case) or own(case.function, "draw_order")
     scaled_right = values[1] > 0 and math.isclose(values[0] / values[1], d_k, rel_tol=1e-6)
     if scaled_right and d_k > 1:  # the scaling is right, the dot products' variance is not: other draws than N(0, 1)
         return own(case.function, "raw_variance_off", ratio=f"{values[0] / d_k:.3g}")

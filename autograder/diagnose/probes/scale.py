@@ -81,6 +81,11 @@ def classify(function: str, scale: float, d: int, others: dict[str, int]) -> lis
     for name, size in others.items():
         if size != d and _close(scale, math.sqrt(size)):
             return own(function, f"scale_by_{name}") or own(function, "scale_by_wrong_dim", dimension=name)
+    rounded = [math.floor(math.sqrt(d)), round(math.sqrt(d))]
+    if math.isqrt(d) ** 2 != d and any(scale >= 1 and _close(scale, r) for r in rounded):
+        found = own(function, "integer_sqrt", scale=f"{scale:.4g}", expected=f"{math.sqrt(d):.4g}")
+        if found:
+            return found
     square = scale * scale
     if 2 <= round(square) <= LARGEST_CONSTANT_SQUARE and _close(square, round(square)):
         return own(function, "hard_coded_scale", scale=f"{scale:.4g}", d_k_it_fits=str(round(square)))

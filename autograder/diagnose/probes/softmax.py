@@ -30,6 +30,8 @@ from autograder.diagnose.phrases import axis_of
 SMALLEST_FITTED_WEIGHT = 1e-12
 #: Relative distance from 1 under which a fitted factor counts as 1.
 UNIT_FACTOR_RTOL = 1e-3
+#: Smallest factor of the scores named as a scale: below it the fitted weights are uniform whatever the scores were.
+SMALLEST_NAMED_FACTOR = 1e-3
 #: Largest exponent ``exp`` takes without overflowing in float32.
 FLOAT32_EXP_LIMIT = 88.0
 
@@ -233,8 +235,8 @@ def scaled_scores(case: Case) -> list[Finding]:
     if case.function not in ("softmax", "attention_context"):
         return []
     factor = measured_factor(case)
-    if factor is None or abs(factor - 1.0) <= UNIT_FACTOR_RTOL:
-        return []
+    if factor is None or abs(factor - 1.0) <= UNIT_FACTOR_RTOL or abs(factor) < SMALLEST_NAMED_FACTOR:
+        return []  # a factor near 0 only says the weights are uniform: flattened scores, not a scale
     return own(case.function, "scaled_scores", factor=f"{factor:.4g}")
 
 
@@ -290,3 +292,21 @@ def inf_entries_nan(case: Case) -> list[Finding]:
     replaced = np.where(np.isneginf(x), floor, x).astype(x.dtype)
     answer = case.student_with(x=replaced)
     return own(case.function, "inf_nan") if case.matches_reference_of(answer, case.reference_with(x=replaced)) else []
+
+
+def shifted_beforehand(case: Case) -> list[Finding]:
+    """softmax wrong on finite scores but right once each slice's maximum is subtracted from them beforehand: it does
+    not compute ``exp(x - max)`` itself (it clips the scores, or shifts them by a constant). A result with inf or NaN
+    is left to :func:`overflow`."""
+    x, axis = case.arguments.get("x"), case.arguments.get("axis", -1)
+    if case.function != "softmax" or not isinstance(x, np.ndarray) or x.dtype.kind != "f" or not isinstance(case.student, Parts):
+        return []
+    if not np.isfinite(x).all() or not all(np.isfinite(part).all() for part in case.student.arrays if part.dtype.kind == "f"):
+        return []
+    if case.matches_reference(case.student):
+        return []
+    try:
+        shifted = (x - np.max(x, axis=axis, keepdims=True)).astype(x.dtype)
+    except (ValueError, TypeError, np.exceptions.AxisError):
+        return []
+    return own(case.function, "not_shift_invariant") if case.matches_reference(case.student_with(x=shifted)) else []

@@ -462,6 +462,18 @@ def test_attention_scale_names_a_hard_coded_constant():
     assert scale.attention_scale(case) == [Finding("attention.hard_coded_scale", {"scale": "8", "d_k_it_fits": "64"})]
 
 
+@pytest.mark.parametrize("d_k, rounded", [(6, 2), (8, 3), (3, 2)])
+def test_classify_names_a_square_root_rounded_to_a_whole_number(d_k, rounded):
+    found = scale.classify(SDPA, float(rounded), d_k, OTHERS)
+    assert found == [Finding("attention.integer_sqrt", {"scale": str(rounded), "expected": f"{math.sqrt(d_k):.4g}"})]
+    assert scale.classify(MHA, float(rounded), d_k, {})[0].id == "mha.integer_sqrt"
+
+
+def test_classify_silent_about_rounding_where_the_root_is_whole_or_the_scale_is_not_a_rounding():
+    assert scale.classify(SDPA, 3.0, 9, {}) == []  # sqrt(9) is 3: right
+    assert scale.classify(SDPA, 3.0, 6, {})[0].id != "attention.integer_sqrt"  # 3 is neither floor nor round of 2.449
+
+
 def test_attention_scale_names_multi_head_attention_scaled_by_d_model():
     case = case_of(MHA, mha_args(), student=lambda *a, **k: mha(*a, **k, divide_by=math.sqrt(D_MODEL)))
     assert scale.attention_scale(case) == [Finding("mha.scale_by_d_model", {})]
@@ -498,6 +510,33 @@ def test_scaled_scores_silent_on_right_and_unnormalised_weights_and_on_attention
     assert softmax.scaled_scores(unnormalised) == []
     wrong = case_of(SDPA, qkv(), student=unscaled)
     assert softmax.scaled_scores(wrong) == []  # attention scales are the job of scale.attention_scale
+
+
+def test_scaled_scores_silent_on_uniform_weights_from_flattened_scores():
+    x = 1e4 + normal((3, 5), "x", 50.0)  # every score above a clip at 100: the clipped rows are all equal
+    clipped = case_of("softmax", (x,), student=lambda x, axis=-1: softmax_along(np.clip(x, -100, 100), axis))
+    assert softmax.measured_factor(clipped) is not None and abs(softmax.measured_factor(clipped)) < 1e-3  # it fits ~0
+    assert softmax.scaled_scores(clipped) == []
+
+
+@pytest.mark.parametrize("prepare", [lambda x: np.clip(x, -100, 100), lambda x: np.minimum(x, 30.0)],
+                         ids=["clipped", "capped"])
+def test_shifted_beforehand_names_a_softmax_that_is_right_only_on_pre_shifted_scores(prepare):
+    x = 1e3 + normal((3, 5), "x", 40.0)
+    student = lambda x, axis=-1: softmax_along(prepare(x), axis)  # noqa: E731
+    case = case_of("softmax", (x,), student=student, recall=True)
+    assert softmax.shifted_beforehand(case) == [Finding("softmax.not_shift_invariant", {})]
+    assert softmax.shifted_beforehand in FALLBACK_PROBES
+
+
+def test_shifted_beforehand_silent_on_overflow_right_results_and_other_bugs():
+    x = 1e3 + normal((3, 5), "x", 40.0)
+    unshifted = case_of("softmax", (x,), student=lambda x, axis=-1: np.exp(x) / np.exp(x).sum(axis, keepdims=True),
+                        recall=True)
+    assert softmax.shifted_beforehand(unshifted) == []  # inf / inf: overflow's to name
+    assert softmax.shifted_beforehand(right("softmax", (x,))) == []
+    doubled = case_of("softmax", (x,), student=lambda x, axis=-1: softmax_along(2 * x, axis), recall=True)
+    assert softmax.shifted_beforehand(doubled) == []  # wrong on shifted scores too
 
 
 # ---------------------------------------------------------------------------------------
@@ -936,8 +975,8 @@ def test_variance_of_other_draws_names_uniform_draws_whose_scaling_is_right():
 
 def test_variance_of_other_draws_names_right_sized_variances_of_other_numbers():
     other_draws = variance_student(draws=lambda rng: (rng.standard_normal((16, 2000)).T, rng.standard_normal((16, 2000)).T))
-    case = case_of("dot_product_variance", (16, 2000, RngSeed(5)), student=other_draws)
-    assert patterns.variance_of_other_draws(case) == [Finding("variance.draw_order", {})]
+    case = case_of("dot_product_variance", (16, 2000, RngSeed(5)), student=other_draws, recall=True)
+    assert patterns.variance_of_other_draws(case) == [Finding("variance.draw_order", {})]  # no estimator fits them
 
 
 def test_variance_of_other_draws_silent_on_wrongly_sized_variances():
