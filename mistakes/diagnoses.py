@@ -33,7 +33,7 @@ PREFIXES: dict[str, tuple[str, ...]] = {
 BUGS: tuple[Bug, ...] = (
     # softmax
     Bug("softmax.no_max_shift", N_("Your softmax does not subtract the maximum before exponentiating, so large scores overflow to inf and NaN.")),
-    Bug("softmax.inf_nan", N_("Your softmax turns a slice holding -inf into NaN, though it is right once each -inf is a very negative finite score: it shifts by something other than the slice's maximum (the minimum or the mean is -inf, and -inf - (-inf) is NaN); subtract np.max(x, axis=axis, keepdims=True).")),
+    Bug("softmax.inf_nan", N_("Your softmax turns a slice holding -inf into NaN, though it is right once each -inf is replaced by a finite score 30 below the slice's smallest: it shifts by something other than the slice's maximum (the minimum or the mean is -inf, and -inf - (-inf) is NaN); subtract np.max(x, axis=axis, keepdims=True).")),
     Bug("softmax.not_shift_invariant", N_("Your softmax is right once each slice's maximum is subtracted from the scores beforehand but wrong on the scores as given, which softmax(x - c) = softmax(x) makes the same: subtract np.max(x, axis=axis, keepdims=True) yourself before exponentiating (clipping the scores or shifting by a fixed number changes the result).")),
     Bug("softmax.wrong_axis", N_("Your softmax normalises along {actual} instead of along {expected}, the axis it is given.")),
     Bug("softmax.not_normalized", N_("Your softmax does not divide by the sum of the exponentials along the axis, so the weights do not sum to 1.")),
@@ -88,7 +88,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("additive.ignores_v_a", N_("Your additive score sums the tanh features instead of taking their dot product with v_a.")),
     Bug("additive.no_batch_support", N_("Your additive score is right for one decoder state but wrong on batched input: let every operation work on the trailing axes.")),
     # Luong scores
-    Bug("luong.no_batch_support", N_("Your {function} is right for one decoder state but wrong on batched input: a batched s must meet only the h_j of its own sequence, so give it a source axis (s[..., None, :]) or use @ with the state as a trailing axis, not np.dot, np.tile or a plain transpose.")),
+    Bug("luong.no_batch_support", N_("Your {function} is right on unbatched states but wrong on batched input: a batched s must meet only the h_j of its own sequence, so every step has to act on the trailing axes alone (for instance s[..., None, :] against H, a concatenation along axis=-1, @ rather than np.dot or np.hstack).")),
     Bug("luong.general_transposed", N_("Your general score uses W_a transposed, computing h_j^T W_a s instead of s^T W_a h_j.")),
     Bug("luong.concat_order", N_("Your concat score concatenates [h_j; s] instead of [s; h_j].")),
     Bug("luong.concat_split", N_("Your concat score splits W_a after d_h columns; its first d_s columns multiply s and the last d_h multiply h_j (W_a[:, :d_s], W_a[:, d_s:]).")),

@@ -47,7 +47,7 @@ SMALLEST_COMMON = 2
 RIGHT_WHEN = {
     "unbatched": N_("right on the same inputs without batch axes, wrong as soon as batch axes are added"),
     "batched": N_("right once a batch axis is added to the same inputs, wrong on inputs without batch axes"),
-    "full_batch": N_("right when every argument has the batch axes, wrong when only some of them do"),
+    "full_batch": N_("right once every argument is given the batch axes, wrong on this call, where some lack them"),
     "equal_sizes": N_("right when the sizes {sizes} are made equal, wrong when they differ"),
     "distinct_sizes": N_("right when the sizes {sizes} all differ, wrong when some are equal"),
     "other_dtype": N_("right for {right} input, wrong only for {wrong} input"),

@@ -54,12 +54,13 @@ ENGINE_BUGS: tuple[Bug, ...] = (
     Bug("call.modifies_input", N_("Your {function} changes its argument {argument} in place (e.g. `x -= x.max(...)`); compute into a new array so the caller's data is left as it was.")),
     Bug("call.returns_list", N_("Your {function} returns a Python list where a numpy array is documented; return np.asarray(...) of it, or build it with numpy operations.")),
     Bug("call.float32_promoted", N_("Your {function} turns float32 input into a float64 result: an explicit cast (.astype(np.float64), dtype=np.float64) or a float64 value such as np.sqrt(d_k) (which promotes float32 arrays under NumPy 2) does it, so keep float32 as it is, use math.sqrt(d_k) or a Python float, or cast back with .astype(x.dtype).")),
-    Bug("call.wrong_dtype", N_("Your {function} returns {got} where {expected} is documented: float32 input gives float32 results and every other input float64, so compute in the input's precision (no casts to np.longdouble, float16 or float32 of float64 input).")),
+    Bug("call.wrong_dtype", N_("Your {function} returns {got} where {expected} is documented: float32 input gives float32 results and every other input float64, so look for what sets your result's dtype: a cast (.astype, dtype=), or an array made like the input (np.empty_like(x), out=) that keeps a float16 or integer input's type.")),
     Bug("call.not_float", N_("Your {function} returns {dtype} values where real numbers are documented; compute in floating point (integer input is computed in float64, e.g. np.asarray(x, dtype=np.float64)).")),
     Bug("call.rejects_valid_input", N_("Your {function} refuses an input its docstring allows: line {line} of your file raises ({error}) although the call is valid; make that check match the documented contract, or remove it.")),
     Bug("call.mismatched_sizes", N_("Your {function} stops on line {line} of your file, where {sizes}: that line combines axes that do not belong together; check which axis of each operand it uses.")),
     Bug("call.array_truth_value", N_("Your {function} uses an array as a condition on line {line} of your file (`if mask:`, `x or y`); numpy cannot tell whether a whole array is true: test `mask is not None` for an optional argument, or use .any() / .all().")),
     Bug("call.integer_mask", N_("Your {function} is right with a boolean mask but wrong with the same mask as 0/1 {dtype} values, which the docstring allows: convert it first, mask = np.asarray(mask, dtype=bool) (on integers ~mask is -1 or -2, both true).")),
+    Bug("call.integer_input", N_("Your {function} is wrong on integer {arguments} but right on the same values as floats, which the docstring allows: convert first, np.asarray(x, dtype=np.float64) (an integer array cannot hold a division: `/=` on it raises, and an integer output array truncates).")),
     Bug("call.outputs_swapped", N_("Your {function} returns its outputs in another order; return ({expected}) in that order.")),
 )
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from autograder.errors import SubmissionError
 from autograder.judge.compare import contract, reference_function
 
@@ -34,8 +36,35 @@ def call_graph(questions: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 def reference_answers(functions: tuple[str, ...]) -> dict[str, Callable]:
-    """For each upstream function, the trusted callable that answers its stand-in: the reference itself."""
-    return {name: reference_function(name) for name in functions}
+    """For each upstream function, the trusted callable that answers its stand-in: the reference itself, which also
+    answers arguments that only broadcast together (:func:`broadcasting`)."""
+    return {name: broadcasting(reference_function(name)) for name in functions}
+
+
+def broadcasting(reference: Callable) -> Callable:
+    """``reference``, answering a call it refuses for its arrays' shapes with its answer on those arrays broadcast to
+    one shape. A student's own upstream that works elementwise accepts such a call (``softmax_backward(A, dA)`` with
+    A (L_q, L_k) and dA (B, L_q, L_k)); a downstream that is right with it must not be charged for the upstream's
+    bug. The answer is still the reference's on valid inputs, and the downstream's result is compared with the
+    reference's as before."""
+
+    def answer(*args, **kwargs):
+        try:
+            return reference(*args, **kwargs)
+        except ValueError:
+            arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+            if len(arrays) < 2 or len({args[i].shape for i in arrays}) < 2:
+                raise
+            try:
+                broadcast = np.broadcast_arrays(*(args[i] for i in arrays))
+            except ValueError:
+                raise ValueError("the arguments' shapes do not broadcast together") from None
+            given = list(args)
+            for i, array in zip(arrays, broadcast):
+                given[i] = np.ascontiguousarray(array)
+            return reference(*given, **kwargs)
+
+    return answer
 
 
 def recheck(subject, function: str, upstream: tuple[str, ...], args: tuple, kwargs: dict):

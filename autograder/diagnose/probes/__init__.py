@@ -20,6 +20,7 @@ PROBES = (
     backward.attention_backward_behaviour,
     backward.experiment_aggregation,
     arguments.integer_mask,
+    arguments.integer_inputs,
     arguments.mask_probes,
     arguments.mask_without_head_axis,
     arguments.masked_scores_matter,

@@ -230,3 +230,29 @@ def integer_mask(case: Case) -> list[Finding]:
         return []
     answer = case.student_with(mask=mask.astype(bool))
     return [Finding("call.integer_mask", {"dtype": str(mask.dtype)})] if case.matches_reference(answer) else []
+
+
+def integer_inputs(case: Case) -> list[Finding]:
+    """Integer arrays (other than the mask), where the student is right once the same values are floats: the function
+    computes in the input's integer type (an in-place ``/=`` that raises, an output array that truncates). A result
+    with the right values in integers is :func:`.outputs.not_float`'s to name."""
+    integers = {name: value for name, value in case.arguments.items()
+                if name != MASK and isinstance(value, np.ndarray) and value.dtype.kind in "iu"}
+    if not integers:
+        return []
+    if _right_values_in_integers(case):
+        return []
+    answer = case.student_with(**{name: value.astype(np.float64) for name, value in integers.items()})
+    if not case.matches_reference(answer):
+        return []
+    return [Finding("call.integer_input", {"arguments": ", ".join(integers)})]
+
+
+def _right_values_in_integers(case: Case) -> bool:
+    """Whether the student returned integer arrays that hold the reference's values."""
+    if not isinstance(case.student, Parts) or len(case.student.arrays) != len(case.reference.arrays):
+        return False
+    pairs = list(zip(case.student.arrays, case.reference.arrays))
+    return any(got.dtype.kind in "iub" for got, _ in pairs) and all(
+        got.shape == want.shape and np.allclose(got.astype(np.float64), want, rtol=case.tol.rtol, atol=case.tol.atol)
+        for got, want in pairs)

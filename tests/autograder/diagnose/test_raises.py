@@ -171,6 +171,42 @@ def test_integer_mask_silent_on_a_boolean_mask_and_on_a_bug_booleans_do_not_fix(
     assert arguments.integer_mask(doubled) == []
 
 
+def _in_place_scaled(Q, K, V, mask=None):
+    scores = Q @ K.T  # integer Q, K: an integer array
+    scores /= np.sqrt(Q.shape[-1])  # in place: numpy refuses to store floats in it
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)
+    return A @ V, A
+
+
+def _integer_qkv():
+    return tuple(np.round(3 * normal(shape, name)).astype(np.int64) for shape, name in (((4, 3), "Q"), ((5, 3), "K"), ((5, 2), "V")))
+
+
+def test_integer_inputs_names_a_function_right_only_on_the_same_values_as_floats():
+    from autograder.diagnose.probes import arguments
+    case = case_of("scaled_dot_product_attention", _integer_qkv(), student=_in_place_scaled, recall=True)
+    assert arguments.integer_inputs(case) == [Finding("call.integer_input", {"arguments": "Q, K, V"})]
+    truncating = case_of("softmax", (np.arange(6).reshape(2, 3),), recall=True,
+                         student=lambda x, axis=-1: np.asarray(np.exp(x) / np.exp(x).sum(axis, keepdims=True)).astype(np.asarray(x).dtype))
+    assert arguments.integer_inputs(truncating) == [Finding("call.integer_input", {"arguments": "x"})]
+    assert arguments.integer_inputs in PROBES
+
+
+def test_integer_inputs_silent_on_float_inputs_on_right_values_in_integers_and_on_a_bug_floats_do_not_fix():
+    from autograder.diagnose.probes import arguments
+    Q, K, V = _integer_qkv()
+    floats = case_of("scaled_dot_product_attention", (Q * 1.0, K * 1.0, V * 1.0), recall=True,
+                     student=lambda Q, K, V, mask=None: tuple(2 * p for p in _in_place_scaled(Q, K, V)))
+    assert arguments.integer_inputs(floats) == []
+    doubled = case_of("scaled_dot_product_attention", (Q, K, V), recall=True,
+                      student=lambda Q, K, V, mask=None: tuple(2 * p for p in _in_place_scaled(Q * 1.0, K * 1.0, V * 1.0)))
+    assert arguments.integer_inputs(doubled) == []
+    s, H = np.array([[1, 2], [0, 1]]), np.array([[[1, 0], [2, 1], [0, 3]], [[1, 1], [0, 2], [1, 0]]])
+    kept_integer = case_of("dot_score", (s, H), recall=True, student=lambda s, H: np.einsum("bd,btd->bt", s, H))
+    assert arguments.integer_inputs(kept_integer) == []  # right values, integer dtype: not_float's to name
+
+
 def test_the_localisation_tells_a_list_from_an_array():
     def arrays_only(X, num_heads):
         if not isinstance(X, np.ndarray):

@@ -124,7 +124,7 @@ def test_a_function_right_only_when_every_argument_is_batched_is_localised_so():
     K, V = K[0], V[0]  # no batch axes: they broadcast against Q's
     A = softmax_along(Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]))
     case = case_of(BACKWARD, (Q, K, V, A, dZ), student=dK_to_Q_shape)
-    assert localisation(case) == "Where it fails: right when every argument has the batch axes, wrong when only some of them do."
+    assert localisation(case) == "Where it fails: right once every argument is given the batch axes, wrong on this call, where some lack them."
     assert "dK: it keeps the broadcast shape (3, 6, 3)" in relation(case)
 
 

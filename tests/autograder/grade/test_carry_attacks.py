@@ -225,3 +225,37 @@ def test_re_checks_happen_only_for_a_failing_function_whose_upstream_failed():
         run_suite(hidden_test_files(assignment), Counting({**functions, **replaced}), tolerance,
                   questions=assignment.functions, upstream=call_graph(assignment.functions))
         assert (Counting.rechecks > 0) == expect_rechecks, (replaced, Counting.rechecks)
+
+
+def _gradients_assignment():
+    """The assignment whose attention backward calls softmax_backward, and those two functions (from the contracts)."""
+    for assignment, function, upstream in CALLERS:
+        if "softmax_backward" in upstream:
+            return assignment, function
+    pytest.fail("no graded function calls softmax_backward")
+
+
+def test_a_downstream_passing_its_upstream_arrays_that_only_broadcast_keeps_its_points(tmp_path):
+    """The downstream hands softmax_backward an unbatched A beside a batched dA (an elementwise upstream takes it; the
+    reference's wants equal shapes). With a wrong upstream, the downstream is still right given a correct one."""
+    assignment, function = _gradients_assignment()
+    solution = _solution(assignment)
+    assert "A, dA = np.broadcast_arrays(A, dA)" in solution
+    unbroadcast = solution.replace("A, dA = np.broadcast_arrays(A, dA)", "pass")
+    diagonal_only = """
+    def softmax_backward(A, dA, axis=-1):
+        A, dA = np.asarray(A, dtype=np.float64), np.asarray(dA, dtype=np.float64)
+        return A * (1 - A) * dA  # the Jacobian's diagonal only: elementwise, so any broadcastable A and dA
+    """
+    honest = _points(tmp_path, assignment, _override(unbroadcast, diagonal_only.replace("(1 - A) * dA", "(dA - np.sum(dA * A, axis=axis, keepdims=True))")), "right_upstream")
+    assert honest[function] == _full(assignment, function)  # control: with a right elementwise upstream it is right
+    points = _points(tmp_path, assignment, _override(unbroadcast, diagonal_only), "wrong_upstream")
+    assert points["softmax_backward"] < _full(assignment, "softmax_backward")
+    assert points[function] == _full(assignment, function)
+    scaled = _override(unbroadcast, diagonal_only + f"""
+    _true_{function} = {function}
+
+    def {function}(*args, **kwargs):
+        return tuple(1.5 * np.asarray(p) for p in _true_{function}(*args, **kwargs))
+    """)
+    assert _points(tmp_path, assignment, scaled, "both_wrong")[function] < _full(assignment, function)
