@@ -90,6 +90,47 @@ def argument_relation(case: Case, student: np.ndarray, expected: np.ndarray, axe
                         return msg("it differs from the expected one by {argument} times a term constant along "
                                    "{axis}: the term subtracted or added along that axis is not the right one",
                                    argument=name, axis=axis_of(axes, axis, e.ndim))
+    return normalised_relation(case, s, e, axes, close)
+
+
+def _softmax(values: np.ndarray, axis: int) -> np.ndarray:
+    shifted = np.exp(values - np.max(values, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def _row_norms(case: Case, shape: tuple) -> dict[str, np.ndarray]:
+    """Each float argument's vector lengths (its norms along the last axis), placed to broadcast against ``shape``."""
+    found = {}
+    for name, value in _float_arrays(case).items():
+        if value.ndim < 1 or value.shape[-1] < 2:
+            continue
+        norms = np.linalg.norm(value.astype(np.float64), axis=-1)
+        for placed in (norms, norms[..., None]):
+            try:
+                if np.broadcast_shapes(placed.shape, shape) == tuple(shape):
+                    found[name] = placed
+                    break
+            except ValueError:
+                continue
+    return found
+
+
+def normalised_relation(case: Case, s: np.ndarray, e: np.ndarray, axes: tuple, close) -> Message | None:
+    """A part that is the softmax of the expected one along an axis (weights where values are documented), or the
+    expected one divided by the lengths of one or two arguments' vectors (a cosine where a dot product belongs)."""
+    with np.errstate(all="ignore"):
+        for axis in range(-e.ndim, 0):
+            if e.shape[axis] > 1 and close(s, _softmax(e, axis)):
+                return msg("it is the softmax of the expected one along {axis}: normalised weights where the values "
+                           "themselves are documented", axis=axis_of(axes, axis, e.ndim))
+        norms = {name: n for name, n in _row_norms(case, e.shape).items() if np.all(n > 1e-12)}
+        for count in (2, 1):
+            for names in itertools.combinations(norms, count):
+                product = np.prod([norms[name] for name in names], axis=0) if count == 1 else norms[names[0]] * norms[names[1]]
+                if np.any(np.abs(product - 1.0) > 1e-6) and close(s, e / product):
+                    return msg("it is the expected one divided by the lengths of the vectors of {arguments}: each "
+                               "vector normalised to length 1 (a cosine) where the plain products are documented",
+                               arguments=" and ".join(names))
     return None
 
 

@@ -41,6 +41,7 @@ PROBES = (
     arguments.expects_transposed_weights,
     raises.rejects_valid_input,
     raises.array_truth_value,
+    raises.partial_transpose,
 )
 
 #: Probes whose answer is vaguer: run only when the others and the mutant catalog found nothing.

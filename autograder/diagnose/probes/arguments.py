@@ -54,11 +54,31 @@ def mask_probes(case: Case) -> list[Finding]:
     candidates = {"mask_inverted": case.reference_with(mask=~mask), "mask_ignored": unmasked}
     if mask.ndim >= 2 and mask.shape[-1] == mask.shape[-2]:
         candidates["mask_transposed"] = case.reference_with(mask=np.swapaxes(mask, -1, -2))
+    candidates.update(_masked_values(case, mask))
     explaining = [suffix for suffix, candidate in candidates.items() if case.explains(candidate)]
     if len(explaining) > 1:
         explaining = []  # two mask mistakes give the same result on these inputs: another test tells them apart
     findings = [finding for suffix in explaining for finding in own(case.function, suffix)]
     return findings + _masked_after_softmax(case, mask, unmasked)
+
+
+def _masked_values(case: Case, mask: np.ndarray) -> dict:
+    """The reference without the mask, on an argument whose rows are the masked positions zeroed where the mask is
+    False (``H * mask[..., None]``): the mask applied to the values, not to the scores."""
+    found = {}
+    for name, value in case.arguments.items():
+        if name == MASK or not isinstance(value, np.ndarray) or value.dtype.kind != "f" or value.ndim < 2:
+            continue
+        if value.shape[-2] != mask.shape[-1] or name == "scores":
+            continue
+        try:
+            zeroed = value * mask[..., None]
+        except ValueError:
+            continue
+        if zeroed.shape == value.shape:
+            found["mask_on_values"] = case.reference_with(mask=None, **{name: zeroed.astype(value.dtype)})
+            break
+    return found
 
 
 def mask_arithmetic(case: Case) -> list[Finding]:

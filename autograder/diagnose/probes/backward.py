@@ -20,6 +20,8 @@ from autograder.diagnose.relate import _close, _factor, _finite_pair, followed_s
 from autograder.diagnose.vocabulary import call_sizes
 from autograder.judge.compare import Parts
 
+#: The size whose square root the attention's scores are divided by.
+SCALED_SIZE = "d_k"
 #: Relative tolerance when a fitted coefficient is matched with a candidate.
 COEFFICIENT_RTOL = 1e-3
 
@@ -85,7 +87,7 @@ def attention_backward_behaviour(case: Case) -> list[Finding]:
     if case.function != "scaled_dot_product_attention_backward":
         return []
     sizes = call_sizes(case.function, case.arguments)
-    twice = []
+    twice, factors = [], {}
     for name, index, student, expected in _gradient_parts(case):
         if student.ndim == expected.ndim >= 2 and student.shape == np.swapaxes(expected, -1, -2).shape \
                 and student.shape != expected.shape and _close(student.astype(np.float64), np.swapaxes(expected, -1, -2)):
@@ -94,7 +96,22 @@ def attention_backward_behaviour(case: Case) -> list[Finding]:
         factor = _factor(*pair) if pair is not None else None
         if factor is not None and followed_size(case, index, factor, sizes) == "1/sqrt(d_k)":
             twice.append(name)
-    return own(case.function, "scaled_twice", gradients=" and ".join(twice)) if twice else []
+        factors[name] = factor
+    if twice:
+        return own(case.function, "scaled_twice", gradients=" and ".join(twice))
+    return _scaled_by_another_size(case, factors, sizes)
+
+
+def _scaled_by_another_size(case: Case, factors: dict, sizes: dict[str, int]) -> list[Finding]:
+    """Every wrong gradient the right one times sqrt(d_k / X) for one other size X: the scale 1/sqrt(X) was used."""
+    d_k = sizes.get(SCALED_SIZE)
+    if not factors or d_k is None or any(f is None for f in factors.values()):
+        return []
+    fits = [name for name, size in sizes.items() if name != SCALED_SIZE and size != d_k
+            and all(math.isclose(f, math.sqrt(d_k / size), rel_tol=COEFFICIENT_RTOL) for f in factors.values())]
+    if len(fits) != 1:
+        return []
+    return own(case.function, "scale_by_wrong_dim", gradients=" and ".join(factors), dimension=fits[0])
 
 
 def experiment_aggregation(case: Case) -> list[Finding]:

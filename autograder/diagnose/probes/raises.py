@@ -58,3 +58,16 @@ def array_truth_value(case: Case) -> list[Finding]:
     if error is None or "truth value of an array" not in error.last_line or error.last_frame is None:
         return []
     return [Finding("call.array_truth_value", {"line": error.last_frame[0]})]
+
+
+#: numpy's error when ``transpose`` is given axes that are not a permutation of all the array's axes.
+TRANSPOSE_ERROR = "axes don't match array"
+
+
+def partial_transpose(case: Case) -> list[Finding]:
+    """numpy's "axes don't match array" on the student's line: ``x.transpose(a, b)`` read as PyTorch's swap of two
+    axes, where numpy wants an order for every axis."""
+    error = student_exception(case)
+    if error is None or TRANSPOSE_ERROR not in error.last_line or error.last_frame is None:
+        return []
+    return [Finding("call.partial_transpose", {"line": error.last_frame[0]})]

@@ -75,6 +75,30 @@ def test_attention_backward_behaviour_silent_on_a_factor_that_only_looks_like_sq
     assert backward.attention_backward_behaviour(case_of(BACKWARD, backward_inputs(), student=halved)) == []
 
 
+def test_attention_backward_behaviour_names_the_scale_taken_from_another_size():
+    def from_dz(Q, K, V, A, dZ, mask=None):  # d_k = dZ.shape[-1], which is d_v = 3
+        dQ, dK, dV = reference_backward(Q, K, V, A, dZ, mask)
+        factor = math.sqrt(Q.shape[-1] / dZ.shape[-1])
+        return dQ * factor, dK * factor, dV
+
+    found = backward.attention_backward_behaviour(case_of(BACKWARD, backward_inputs(), student=from_dz))
+    assert found == [Finding("attention_backward.scale_by_wrong_dim", {"gradients": "dQ and dK", "dimension": "d_v"})]
+
+
+def test_attention_backward_behaviour_silent_on_a_scale_that_fits_no_size_or_only_one_gradient():
+    def off(Q, K, V, A, dZ, mask=None):
+        dQ, dK, dV = reference_backward(Q, K, V, A, dZ, mask)
+        return dQ * 1.3, dK * 1.3, dV
+
+    assert backward.attention_backward_behaviour(case_of(BACKWARD, backward_inputs(), student=off)) == []
+
+    def one(Q, K, V, A, dZ, mask=None):  # dQ scaled by sqrt(d_k / d_v), dK wrong otherwise
+        dQ, dK, dV = reference_backward(Q, K, V, A, dZ, mask)
+        return dQ * math.sqrt(5 / 3), dK + 1.0, dV
+
+    assert backward.attention_backward_behaviour(case_of(BACKWARD, backward_inputs(), student=one)) == []
+
+
 def test_attention_backward_behaviour_names_a_transposed_gradient():
     def transposed(Q, K, V, A, dZ, mask=None):
         dQ, dK, dV = reference_backward(Q, K, V, A, dZ, mask)

@@ -574,6 +574,16 @@ def test_mask_probes_names_a_context_vector_ignoring_padding():
     assert arguments.mask_probes(case) == [Finding("context.mask_ignored", {})]
 
 
+def test_mask_probes_names_a_context_vector_masking_the_states_instead_of_the_scores():
+    def zeroed_states(scores, H, mask=None):
+        return context(scores, H if mask is None else H * np.asarray(mask)[..., None])
+
+    case = case_of(CONTEXT, context_args(), {"mask": PADDING}, student=zeroed_states)
+    assert arguments.mask_probes(case) == [Finding("context.mask_on_values", {})]
+    ignored = case_of(CONTEXT, context_args(), {"mask": PADDING}, student=lambda scores, H, mask=None: context(scores, H))
+    assert arguments.mask_probes(ignored) == [Finding("context.mask_ignored", {})]  # the states kept: another bug
+
+
 def test_mask_probes_names_multi_head_attention_with_an_inverted_0_1_mask():
     mask = MASK[:N_Q, :N_KV].astype(np.int64)
     case = case_of(MHA, mha_args(), {"mask": mask}, student=lambda *a, mask=None: mha(*a, mask=1 - mask))

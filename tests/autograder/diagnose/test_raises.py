@@ -232,3 +232,19 @@ def test_the_localisation_tells_when_two_counts_must_be_equal():
 
     said = localisation(case_of("softmax_gradient_norm", (7, 4, 50, RngSeed(3)), student=scaled_by_n_keys, recall=True))
     assert "right when n_keys = d_k" in said, said
+
+
+def test_partial_transpose_names_numpys_error_for_a_pytorch_style_transpose():
+    tb = traceback("scores = Q @ K.transpose(-2, -1)", "ValueError: axes don't match array", 40)
+    case = case_of("scaled_dot_product_attention", (normal((4, 3), "Q"), normal((5, 3), "K"), normal((5, 2), "V")),
+                   result=raised(tb))
+    assert raises.partial_transpose(case) == [Finding("call.partial_transpose", {"line": "40"})]
+    assert raises.partial_transpose in PROBES
+
+
+def test_partial_transpose_silent_on_other_errors_and_results():
+    args = (normal((4, 3), "Q"), normal((5, 3), "K"), normal((5, 2), "V"))
+    other = traceback("scores = Q @ K", "ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0", 40)
+    assert raises.partial_transpose(case_of("scaled_dot_product_attention", args, result=raised(other))) == []
+    assert raises.partial_transpose(case_of("scaled_dot_product_attention", args,
+                                            result=attn_reference.scaled_dot_product_attention(*args))) == []

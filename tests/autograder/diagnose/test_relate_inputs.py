@@ -208,3 +208,32 @@ def test_everywhere_tried_names_at_most_the_first_few_variations_still_wrong():
     said = localisation(case_of(BACKWARD, (Q, K, V, A, dZ, mask), student=noise))
     assert said.startswith("Where it fails: everywhere tried, also ")
     assert len(said.facts["conditions"].facts) == STILL_WRONG_SHOWN, said  # the parts joined into the sentence
+
+
+def _scores_inputs():
+    return normal((3, 4), 7), normal((3, 6, 4), 8), normal((4, 4), 9)  # s (B, d_s), H (B, T, d_h), W_a (d_s, d_h)
+
+
+def test_scores_returned_as_weights_are_said_to_be_the_softmax_of_the_expected():
+    def weights(s, H, W_a):
+        return softmax_along(attn_reference.general_score(s, H, W_a))
+
+    said = relation(case_of("general_score", _scores_inputs(), student=weights))
+    assert "the softmax of the expected one along T (axis -1)" in str(said)
+    honest = relation(case_of("general_score", _scores_inputs(), student=lambda s, H, W_a: 2 * softmax_along(
+        attn_reference.general_score(s, H, W_a))))
+    assert "softmax" not in str(honest)  # twice the weights: no longer a softmax of the expected
+
+
+def test_a_cosine_where_a_dot_product_belongs_is_said_as_the_expected_over_the_vectors_lengths():
+    s, H, _ = _scores_inputs()
+
+    def cosine(s, H):
+        return attn_reference.dot_score(s, H) / (np.linalg.norm(s, axis=-1)[..., None] * np.linalg.norm(H, axis=-1))
+
+    said = str(relation(case_of("dot_score", (s, H), student=cosine)))
+    assert "divided by the lengths of the vectors of s and H" in said
+    only_h = str(relation(case_of("dot_score", (s, H), student=lambda s, H: attn_reference.dot_score(s, H) / np.linalg.norm(H, axis=-1))))
+    assert "lengths of the vectors of H" in only_h and "s and H" not in only_h
+    squared = str(relation(case_of("dot_score", (s, H), student=lambda s, H: cosine(s, H) ** 3)))
+    assert "lengths" not in squared
