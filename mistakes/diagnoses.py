@@ -146,6 +146,7 @@ BUGS: tuple[Bug, ...] = (
     # softmax_backward
     Bug("softmax_backward.no_outer_product", N_("Your softmax backward returns A * dA, keeping only diag(a) of the Jacobian diag(a) - a a^T; subtract the sum of dA * A along the axis from dA first.")),
     Bug("softmax_backward.wrong_axis", N_("Your softmax backward sums dA * A along {actual} instead of along {expected}, the axis the softmax normalised over.")),
+    Bug("softmax_backward.wrong_projection", N_("Your softmax backward subtracts {term} along the axis where sum(dA * A) belongs: dS = A * (dA - sum(dA * A, axis, keepdims=True)), the weights inside the sum included.")),
     Bug("softmax_backward.no_keepdims", N_("Your softmax backward sums dA * A without keepdims=True, so the sums broadcast against the wrong axis.")),
     Bug("softmax_backward.diagonal_only", N_("Your softmax backward keeps only the diagonal of the Jacobian, A * (1 - A) * dA: each dS_i also gets -A_i * A_j * dA_j from every other j, so dS = A * (dA - sum(dA * A)) along the axis.")),
     Bug("softmax_backward.mean_not_sum", N_("Your softmax backward subtracts the mean of dA * A along the axis; it is the sum: dS = A * (dA - np.sum(dA * A, axis=axis, keepdims=True)).")),

@@ -64,12 +64,38 @@ def softmax_backward_behaviour(case: Case) -> list[Finding]:
         if _close(dS, whole):
             return own(case.function, "sum_over_all")
         c = projection_coefficient(A, dA, axis, dS)
-    if c is None or math.isclose(c, 1.0, rel_tol=COEFFICIENT_RTOL):
+        if c is None:
+            return _other_projection(A, dA, axis, dS, case.function)
+    if math.isclose(c, 1.0, rel_tol=COEFFICIENT_RTOL):
         return []
     if abs(c) < COEFFICIENT_RTOL:
         return own(case.function, "no_outer_product")
     if math.isclose(c, 1.0 / A.shape[axis], rel_tol=COEFFICIENT_RTOL):
         return own(case.function, "mean_not_sum")
+    return []
+
+
+#: Reductions along the softmax's axis a wrong projection term may be, by how the hint names them.
+PROJECTIONS = {
+    "sum(dA)": lambda A, dA, axis: np.sum(dA, axis=axis, keepdims=True),
+    "mean(dA)": lambda A, dA, axis: np.mean(dA, axis=axis, keepdims=True),
+    "mean(dA * A)": lambda A, dA, axis: np.mean(dA * A, axis=axis, keepdims=True),
+    "sum(dA * A * A)": lambda A, dA, axis: np.sum(dA * A * A, axis=axis, keepdims=True),
+    "sum(A)": lambda A, dA, axis: np.sum(A, axis=axis, keepdims=True),
+    "max(dA)": lambda A, dA, axis: np.max(dA, axis=axis, keepdims=True),
+}
+
+
+def _other_projection(A, dA, axis, dS, function: str) -> list[Finding]:
+    """``dS == A * (dA - t)`` for a term ``t`` constant along the axis that is another reduction than sum(dA * A)."""
+    weighted = np.abs(A) > 1e-12
+    if not weighted.any():
+        return []
+    term = np.where(weighted, dA - dS / np.where(weighted, A, 1.0), np.nan)  # (..., n, ...): t wherever A is not 0
+    for name, reduce in PROJECTIONS.items():
+        candidate = np.broadcast_to(reduce(A, dA, axis), term.shape)
+        if _close(np.where(weighted, term, 0.0), np.where(weighted, candidate, 0.0)) and _close(dS, A * (dA - candidate)):
+            return own(function, "wrong_projection", term=name)
     return []
 
 

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.probes.arrangement import arrangement
 from autograder.diagnose.probes.estimator import moment_estimator
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.judge.compare import Parts
@@ -58,6 +59,9 @@ def heads_arrangement(case: Case) -> list[Finding]:
         return []
     if not np.allclose(np.sort(actual, axis=None), np.sort(expected, axis=None), rtol=case.tol.rtol, atol=case.tol.atol):
         return []
+    stepped = arrangement(case)
+    if stepped is not None:
+        return own(case.function, "axes_order", shapes=stepped)
     shapes = msg(" (shape {got} instead of {expected})", got=str(actual.shape), expected=str(expected.shape)) \
         if actual.shape != expected.shape else ""
     return own(case.function, "axes_order", shapes=shapes)

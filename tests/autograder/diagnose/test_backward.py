@@ -45,6 +45,16 @@ def test_softmax_backward_behaviour_names_a_sum_over_the_whole_array():
     assert backward.softmax_backward_behaviour(sb_case(everything)) == [Finding("softmax_backward.sum_over_all", {})]
 
 
+def test_softmax_backward_behaviour_names_another_reduction_in_the_projection_term():
+    def weights_left_out(A, dA, axis=-1):
+        return A * (dA - np.sum(dA, axis=axis, keepdims=True))
+
+    assert backward.softmax_backward_behaviour(sb_case(weights_left_out)) == [
+        Finding("softmax_backward.wrong_projection", {"term": "sum(dA)"})]
+    along_rows = sb_case(lambda A, dA, axis=-1: A * (dA - np.sum(dA, axis=0, keepdims=True)))
+    assert backward.softmax_backward_behaviour(along_rows) == []  # a sum along another axis: no term of this axis
+
+
 def test_softmax_backward_behaviour_silent_on_an_unrelated_error():
     def right(A, dA, axis=-1):
         return A * (dA - np.sum(dA * A, axis=axis, keepdims=True))
