@@ -121,8 +121,8 @@ def normalised_relation(case: Case, s: np.ndarray, e: np.ndarray, axes: tuple, c
     with np.errstate(all="ignore"):
         for axis in range(-e.ndim, 0):
             if e.shape[axis] > 1 and close(s, _softmax(e, axis)):
-                return msg("it is the softmax of the expected one along {axis}: normalised weights where the values "
-                           "themselves are documented", axis=axis_of(axes, axis, e.ndim))
+                return msg("it is the expected one exponentiated and normalised to sum to 1 along {axis}: weights where "
+                           "the values themselves are documented", axis=axis_of(axes, axis, e.ndim))
         norms = {name: n for name, n in _row_norms(case, e.shape).items() if np.all(n > 1e-12)}
         for count in (2, 1):
             for names in itertools.combinations(norms, count):

@@ -85,13 +85,16 @@ def global_normalisation(x, axis: int = -1) -> np.ndarray:
         return exps / np.sum(exps)
 
 
+#: The course function these probes bind themselves to (the rest name it through its contract's calls).
+SOFTMAX = "softmax"
+
 #: Two shifts a call may fail to tell apart (nothing overflowed, nothing underflowed differently): neither is named then.
 AMBIGUOUS_SHIFTS = ("no_max_shift", "max_not_per_slice")
 
 
 def with_softmax(case: Case, variant: Callable) -> Parts | Raised | None:
     """The reference's result had it used ``variant`` as its softmax (None when it uses none)."""
-    if case.function == "softmax":
+    if case.function == SOFTMAX:
         arguments = case.arguments
         return run(variant, (arguments["x"],), {"axis": arguments["axis"]})
     if "softmax" not in case.contract.calls:
@@ -176,7 +179,7 @@ def variants(case: Case) -> list[Finding]:
 
 def _logits(case: Case) -> np.ndarray | None:
     """The scores the reference hands to its softmax (``x`` itself for softmax)."""
-    if case.function == "softmax":
+    if case.function == SOFTMAX:
         return np.asarray(case.arguments["x"], dtype=np.float64)
     seen: list[np.ndarray] = []
 
@@ -299,7 +302,7 @@ def shifted_beforehand(case: Case) -> list[Finding]:
     not compute ``exp(x - max)`` itself (it clips the scores, or shifts them by a constant). A result with inf or NaN
     is left to :func:`overflow`."""
     x, axis = case.arguments.get("x"), case.arguments.get("axis", -1)
-    if case.function != "softmax" or not isinstance(x, np.ndarray) or x.dtype.kind != "f" or not isinstance(case.student, Parts):
+    if case.function != SOFTMAX or not isinstance(x, np.ndarray) or x.dtype.kind != "f" or not isinstance(case.student, Parts):
         return []
     if not np.isfinite(x).all() or not all(np.isfinite(part).all() for part in case.student.arrays if part.dtype.kind == "f"):
         return []

@@ -219,10 +219,10 @@ def test_scores_returned_as_weights_are_said_to_be_the_softmax_of_the_expected()
         return softmax_along(attn_reference.general_score(s, H, W_a))
 
     said = relation(case_of("general_score", _scores_inputs(), student=weights))
-    assert "the softmax of the expected one along T (axis -1)" in str(said)
+    assert "exponentiated and normalised to sum to 1 along T (axis -1)" in str(said)
     honest = relation(case_of("general_score", _scores_inputs(), student=lambda s, H, W_a: 2 * softmax_along(
         attn_reference.general_score(s, H, W_a))))
-    assert "softmax" not in str(honest)  # twice the weights: no longer a softmax of the expected
+    assert "exponentiated" not in str(honest)  # twice the weights: no longer a softmax of the expected
 
 
 def test_a_cosine_where_a_dot_product_belongs_is_said_as_the_expected_over_the_vectors_lengths():
