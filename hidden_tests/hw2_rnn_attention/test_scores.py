@@ -178,11 +178,24 @@ def _batch_of_one(submission, tol, draw, function: str) -> None:
 
 
 def _integers(submission, tol, draw, function: str) -> None:
-    """Integer states and weights give float64 scores."""
+    """Integer states and weights give float64 scores; so do integer states beside float weights (nothing is cast
+    to the states' integer type)."""
     d_s, d_h, T = _state_sizes(draw, function)
-    arrays = (*_states(draw, d_s, d_h, T), *_weights(draw, function, d_s, d_h))
-    expect_reference(submission, tol, function, *(np.round(2 * a).astype(np.int64) for a in arrays),
+    states, weights = _states(draw, d_s, d_h, T), _weights(draw, function, d_s, d_h)
+    integer_states = tuple(np.round(2 * a).astype(np.int64) for a in states)
+    expect_reference(submission, tol, function, *integer_states, *(np.round(2 * a).astype(np.int64) for a in weights),
                      what=msg("{function} on integer inputs", function=function))
+    if weights:
+        expect_reference(submission, tol, function, *integer_states, *weights,
+                         what=msg("{function} of integer states with float weights", function=function))
+
+
+def _saturated(submission, tol, draw, function: str) -> None:
+    """States in the hundreds drive tanh into saturation: the scores are finite sums of +-v_a."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    s, H = _states(draw, d_s, d_h, T)
+    expect_reference(submission, tol, function, 400 * s, 400 * H, *_weights(draw, function, d_s, d_h),
+                     what=msg("{function} of states in the hundreds (tanh saturates)", function=function))
 
 
 @additive
@@ -201,6 +214,18 @@ def test_additive_batch_of_one(submission, tol, draw):
 def test_additive_integers(submission, tol, draw):
     """Integer inputs give float64 scores."""
     _integers(submission, tol, draw, "additive_score")
+
+
+@additive
+def test_additive_saturated(submission, tol, draw):
+    """Large states saturate tanh: the scores stay finite."""
+    _saturated(submission, tol, draw, "additive_score")
+
+
+@concat
+def test_concat_saturated(submission, tol, draw):
+    """Large states saturate tanh: the scores stay finite."""
+    _saturated(submission, tol, draw, "concat_score")
 
 
 @dot

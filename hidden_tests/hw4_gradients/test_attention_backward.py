@@ -173,6 +173,14 @@ def test_a_missing_and_a_size_one_batch_axis_are_both_summed_back(submission, to
 
 
 @question
+def test_a_size_one_batch_axis_after_a_larger_one_is_summed_back(submission, tol, draw):
+    """Q (B1, 1, L_q, d_k) against K, V (B1, B2, L_k, d): dQ is summed over the inner stretched axis only, keeping it."""
+    (B1, B2), sizes = _sized(draw, ndim=2)
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, (B1, 1), (B1, B2), sizes=sizes),
+                     what=msg("attention backward with a size-1 batch axis after a larger one"))
+
+
+@question
 def test_batched_queries_against_unbatched_keys(submission, tol, draw):
     """Q (B, L_q, d_k) against K, V (L_k, d): dK and dV are summed over the batch."""
     batch, sizes = _sized(draw)
