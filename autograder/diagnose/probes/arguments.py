@@ -121,7 +121,10 @@ def mask_without_head_axis(case: Case) -> list[Finding]:
     if case.function != "multi_head_attention" or mask is None or mask.ndim < 2:
         return []
     answer = case.student_with(mask=mask[..., None, :, :])  # (..., 1, n_q, n_kv)
-    return own(case.function, "mask_head_axis") if answer is not None and case.matches_reference(answer) else []
+    if answer is None or not case.matches_reference(answer):
+        return []
+    # a 2-D mask right once it is (1, n_q, n_kv): not a batch axis lined up with the heads, a 2-D mask read otherwise
+    return own(case.function, "mask_head_axis" if mask.ndim >= 3 else "mask_2d_misread")
 
 
 def _masked_after_softmax(case: Case, mask: np.ndarray, unmasked: Parts | Raised) -> list[Finding]:

@@ -113,18 +113,21 @@ def attention_backward_behaviour(case: Case) -> list[Finding]:
     if case.function != "scaled_dot_product_attention_backward":
         return []
     sizes = call_sizes(case.function, case.arguments)
-    twice, factors = [], {}
+    twice, inverted, factors = [], [], {}
     for name, index, student, expected in _gradient_parts(case):
         if student.ndim == expected.ndim >= 2 and student.shape == np.swapaxes(expected, -1, -2).shape \
                 and student.shape != expected.shape and _close(student.astype(np.float64), np.swapaxes(expected, -1, -2)):
             return own(case.function, "gradient_transposed", gradient=name)
         pair = _finite_pair(student, expected)
         factor = _factor(*pair) if pair is not None else None
-        if factor is not None and followed_size(case, index, factor, sizes) == "1/sqrt(d_k)":
+        followed = followed_size(case, index, factor, sizes) if factor is not None else None
+        if followed == "1/sqrt(d_k)":
             twice.append(name)
+        elif followed == SCALED_SIZE:  # times sqrt(d_k) where 1/sqrt(d_k) belongs: the factor d_k apart
+            inverted.append(name)
         factors[name] = factor
-    if twice:
-        return own(case.function, "scaled_twice", gradients=" and ".join(twice))
+    if twice or inverted:
+        return own(case.function, "scaled_twice" if twice else "scale_inverted", gradients=" and ".join(twice or inverted))
     return _scaled_by_another_size(case, factors, sizes)
 
 

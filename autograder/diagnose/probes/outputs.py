@@ -15,6 +15,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
+from autograder.i18n import N_, Message
 from autograder.judge.compare import Parts
 from autograder.judge.messages import distribution_axis
 
@@ -112,6 +113,42 @@ def transposed_part(case: Case) -> list[Finding]:
         if expected.ndim >= 2 and case.part_matches(index, np.swapaxes(expected, -1, -2)):
             if expected.shape[-1] != expected.shape[-2] or not np.allclose(expected, np.swapaxes(expected, -1, -2)):
                 return own(case.function, "transposed_weights")
+    return []
+
+
+def axis_moved(case: Case) -> list[Finding]:
+    """A part that is the expected one with the ``axis`` argument's axis moved to the end or the front (or swapped
+    with the last): the axis moved to be worked on and never moved back."""
+    axis, student = case.arguments.get("axis"), case.student
+    if not isinstance(axis, (int, np.integer)) or not isinstance(student, Parts):
+        return []
+    for index, expected in enumerate(case.reference.arrays):
+        if expected.ndim < 2 or not -expected.ndim <= axis < expected.ndim:
+            continue
+        for position, moved in ((-1, np.moveaxis(expected, axis, -1)), (0, np.moveaxis(expected, axis, 0)),
+                                (-1, np.swapaxes(expected, axis, -1))):
+            if (moved.shape != expected.shape or not np.allclose(moved, expected)) and case.part_matches(index, moved):
+                return [Finding("call.axis_moved", {"axis": str(int(axis)), "position": str(position)})]
+    return []
+
+
+def one_entry_short(case: Case) -> list[Finding]:
+    """A part that is the expected one without its last (or first) entry along one axis: a slice end one too small
+    (an inclusive end written as Python's exclusive one), a range one short."""
+    student = case.student
+    if not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
+        return []
+    for index, (got, want) in enumerate(zip(student.arrays, case.reference.arrays)):
+        if got.ndim != want.ndim or got.dtype.kind not in "biuf":
+            continue
+        differing = [axis for axis in range(want.ndim) if got.shape[axis] != want.shape[axis]]
+        if len(differing) != 1 or got.shape[differing[0]] != want.shape[differing[0]] - 1 or got.size == 0:
+            continue
+        axis = differing[0]
+        for end, kept in ((N_("last"), np.take(want, range(want.shape[axis] - 1), axis=axis)),
+                          (N_("first"), np.take(want, range(1, want.shape[axis]), axis=axis))):
+            if np.allclose(got, kept, rtol=case.tol.rtol, atol=case.tol.atol, equal_nan=True):
+                return [Finding("call.one_entry_short", {"axis": str(axis - want.ndim), "end": Message(end, {})})]
     return []
 
 

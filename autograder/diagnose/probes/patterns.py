@@ -79,6 +79,10 @@ def variance_as_std(case: Case) -> list[Finding]:
     return own(case.function, "std_not_var") if case.explains(roots) else []
 
 
+#: A relative standard error above this (a handful of samples) makes "the right size" say nothing.
+MEANINGFUL_ERROR = 0.5
+
+
 def variance_of_other_draws(case: Case) -> list[Finding]:
     """Variances of the right size (d_k, then 1) that are not the documented draws' (a fallback)."""
     if case.function != "dot_product_variance" or not isinstance(case.student, Parts):
@@ -89,9 +93,35 @@ def variance_of_other_draws(case: Case) -> list[Finding]:
         return []
     allowed = STANDARD_ERRORS * math.sqrt((2 + 6 / d_k) / n)  # relative standard error of the variance
     right_size = abs(values[0] / d_k - 1) <= allowed and abs(values[1] - 1) <= allowed
-    if right_size:
+    same_draws = any(case.part_matches(i, want) for i, want in enumerate(case.reference.arrays))
+    if right_size and allowed < MEANINGFUL_ERROR and not same_draws:  # one variance right: the draws are the documented ones
         return moment_estimator(case) or own(case.function, "draw_order")
     scaled_right = values[1] > 0 and math.isclose(values[0] / values[1], d_k, rel_tol=1e-6)
     if scaled_right and d_k > 1:  # the scaling is right, the dot products' variance is not: other draws than N(0, 1)
         return own(case.function, "raw_variance_off", ratio=f"{values[0] / d_k:.3g}")
     return []
+
+
+#: What the scaled dot products may have been divided by instead of sqrt(d_k), as a function of d_k: Python's
+#: precedence (``d_k ** 1/2`` is d_k / 2), a doubled or halved size, a square.
+DIVISORS = (("d_k / 2", lambda d: d / 2), ("2·d_k", lambda d: 2 * d), ("d_k²", lambda d: d * d),
+            ("2·sqrt(d_k)", lambda d: 2 * math.sqrt(d)), ("sqrt(d_k) / 2", lambda d: math.sqrt(d) / 2),
+            ("sqrt(2·d_k)", lambda d: math.sqrt(2 * d)), ("sqrt(d_k / 2)", lambda d: math.sqrt(d / 2)))
+
+
+def scaled_divisor(case: Case) -> list[Finding]:
+    """var_raw right (the documented draws) and var_scaled the variance of the dot products divided by another
+    expression of d_k than sqrt(d_k): which one, read from var_raw / var_scaled."""
+    if not {"d_k", "n_samples"} <= set(case.arguments) or not isinstance(case.student, Parts):
+        return []
+    if len(case.student.arrays) != 2 or not case.part_matches(0, case.reference.arrays[0]):
+        return []
+    d_k = int(case.arguments["d_k"])
+    raw, scaled = (float(np.asarray(part).ravel()[0]) for part in case.student.arrays)
+    if not (raw > 0 and scaled > 0):
+        return []
+    divisor = math.sqrt(raw / scaled)
+    matching = [name for name, form in DIVISORS if math.isclose(divisor, form(d_k), rel_tol=1e-6)]
+    if not matching or math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-6):
+        return []  # where two expressions coincide (d_k = 2), the first is named: the call with a larger d_k tells
+    return own(case.function, "scaled_by_other", divisor=matching[0], value=f"{divisor:.4g}", d_k=str(d_k))

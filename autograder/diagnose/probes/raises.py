@@ -71,3 +71,16 @@ def partial_transpose(case: Case) -> list[Finding]:
     if error is None or TRANSPOSE_ERROR not in error.last_line or error.last_frame is None:
         return []
     return [Finding("call.partial_transpose", {"line": error.last_frame[0]})]
+
+
+#: numpy's error when a matrix product is written into an array of another shape (``a @= b``, ``out=a``).
+INPLACE_PRODUCT_ERROR = "Output operand 0 has a mismatch in its core dimension"
+
+
+def inplace_product(case: Case) -> list[Finding]:
+    """numpy's "Output operand 0 has a mismatch in its core dimension" on the student's line: a product written into
+    an operand whose shape it would change (``s @= W``)."""
+    error = student_exception(case)
+    if error is None or INPLACE_PRODUCT_ERROR not in error.last_line or error.last_frame is None:
+        return []
+    return [Finding("call.inplace_product", {"line": error.last_frame[0]})]

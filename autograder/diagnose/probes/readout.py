@@ -24,8 +24,9 @@ from autograder.judge.compare import Parts, close
 
 #: The factor every weight matrix is multiplied by; tanh of the pre-activations does not follow it.
 WEIGHT_FACTOR = 2.0
-#: The factor the weights are shrunk by to read the scores without their tanh (tanh(x) = x to within x**3 / 3).
-LINEAR_FACTOR = 1e-4
+#: The factor the weights are shrunk by to read the scores without their tanh (tanh(x) = x to within x**3 / 3),
+#: divided by the largest state entry.
+LINEAR_FACTOR = 1e-5
 #: How close the student's scores must be to the scores without tanh (relative to their size) to say it is left out.
 LINEAR_RTOL = 1e-6
 #: The argument whose change moves only the query's part of each score, and the axis its scores run along.
@@ -76,10 +77,13 @@ def unbounded_activation(case: Case) -> list[Finding]:
 def _missing_tanh(case: Case, weights: dict[str, np.ndarray], student: np.ndarray) -> list[Finding]:
     """The scores with no nonlinearity at all: the reference on weights so small that tanh is the identity, scaled
     back up."""
-    shrunk = _scores(case, case.reference_with(**{name: W * LINEAR_FACTOR for name, W in weights.items()}))
+    states = [np.abs(v).max() for n, v in case.arguments.items()
+              if n not in weights and isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size]
+    factor = LINEAR_FACTOR / max(1.0, float(max(states, default=1.0)))  # large states need smaller weights
+    shrunk = _scores(case, case.reference_with(**{name: W * factor for name, W in weights.items()}))
     if shrunk is None or shrunk.shape != student.shape:
         return []
-    linear = shrunk / LINEAR_FACTOR
+    linear = shrunk / factor
     scale = float(np.max(np.abs(linear))) or 1.0
     rtol = max(LINEAR_RTOL, 64 * float(np.finfo(student.dtype).eps))
     return own(case.function, "missing_tanh") if np.allclose(student, linear, rtol=rtol, atol=rtol * scale) else []

@@ -1297,9 +1297,10 @@ def test_proportional_weights_silent_on_right_or_reordered_weights():
 
 @pytest.mark.parametrize("probe", PROBES + FALLBACK_PROBES, ids=lambda p: p.__name__)
 def test_every_probe_has_a_positive_and_a_negative_test(probe):
-    from tests.autograder.diagnose import test_backward, test_raises, test_readout
+    from tests.autograder.diagnose import test_backward, test_invariance, test_raises, test_readout
 
-    names = [name for name in [*globals(), *vars(test_backward), *vars(test_raises), *vars(test_readout)] if name.startswith(f"test_{probe.__name__}_")]
+    modules = (test_backward, test_invariance, test_raises, test_readout)
+    names = [name for name in [*globals(), *(n for m in modules for n in vars(m))] if name.startswith(f"test_{probe.__name__}_")]
     assert any("_names_" in name for name in names), probe.__name__
     assert any("_silent_" in name for name in names), probe.__name__
 
