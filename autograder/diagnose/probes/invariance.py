@@ -55,15 +55,16 @@ def not_shift_invariant(case: Case) -> list[Finding]:
 
 
 def _blocked_keys(case: Case) -> np.ndarray | None:
-    """The positions along the mask's last axis that it blocks for every query (None when there is none)."""
+    """Where the mask blocks a key for every query, ``(..., n_kv)`` with the mask's batch axes (a 1-D mask: its own
+    False entries); None when it blocks none."""
     mask = case.arguments.get(MASK)
     if mask is None:
         return None
     mask = np.asarray(mask).astype(bool)
     if mask.ndim < 1:
         return None
-    blocked = ~mask.reshape(-1, mask.shape[-1]).any(axis=0)
-    return blocked if blocked.any() and not blocked.all() else None
+    blocked = ~mask if mask.ndim == 1 else ~mask.any(axis=-2)
+    return blocked if blocked.any() else None
 
 
 def blocked_keys_matter(case: Case) -> list[Finding]:
@@ -75,10 +76,13 @@ def blocked_keys_matter(case: Case) -> list[Finding]:
         return []
     changes = {}
     for name, value in _float_arrays(case).items():
-        if value.ndim >= 2 and value.shape[-2] == blocked.size:
-            zeroed = value.copy()
-            zeroed[..., blocked, :] = 0
-            changes[name] = zeroed
+        if value.ndim >= 2 and value.shape[-2] == blocked.shape[-1]:
+            try:
+                zeroed = np.where(blocked[..., :, None], 0, value).astype(value.dtype)
+            except ValueError:
+                continue
+            if zeroed.shape == value.shape:
+                changes[name] = zeroed
     if not changes or not case.matches_reference(case.reference_with(**changes)):
         return []
     if not case.matches_reference(case.student_with(**changes)):

@@ -71,6 +71,14 @@ def test_blocked_keys_matter_names_a_maximum_taken_before_the_mask():
     assert invariance.blocked_keys_matter in PROBES
 
 
+def test_blocked_keys_matter_names_it_with_padding_that_differs_per_example():
+    X_q, X_kv, *weights, h = mha_args()  # batch of 2
+    keep = np.array([[True, True, False, True, True], [True, False, True, True, False]])  # (B, n_kv): no key common
+    X_kv = np.where(keep[..., None], X_kv, 400.0 * X_kv)
+    case = case_of(MHA, (X_q, X_kv, *weights, h, keep[:, None, :]), student=_max_before_mask, recall=True)
+    assert invariance.blocked_keys_matter(case) == [Finding("call.blocked_keys_matter", {"arguments": "X_kv"})]
+
+
 def test_blocked_keys_matter_silent_on_a_right_layer_and_on_a_bug_the_blocked_keys_do_not_cause():
     assert invariance.blocked_keys_matter(_padding_case(mha)) == []
     unscaled_heads = lambda *a: mha(*a[:7], a[7] if len(a) > 7 else None, divide_by=1.0)  # noqa: E731
