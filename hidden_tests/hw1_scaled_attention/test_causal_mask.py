@@ -7,8 +7,9 @@ from autograder.grade.expect import expect_reference
 from autograder.i18n import msg
 
 question = pytest.mark.question("causal_mask")
-#: Ranges the sequence length is drawn from: a short, a middling and a long one.
-LENGTHS = {"short": (2, 3), "middling": (5, 6, 7), "long": (9, 11, 12)}
+#: Ranges the sequence length is drawn from: a short, a middling and a long one, and a document's (longer than any
+#: fixed buffer of 512 positions a mask might be cut from).
+LENGTHS = {"short": (2, 3), "middling": (5, 6, 7), "long": (9, 11, 12), "document": (530, 641, 777)}
 
 
 @question

@@ -149,6 +149,21 @@ def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
+def test_real_keys_far_below_zero_keep_all_the_weight(submission, tol, draw):
+    """Real keys whose scores are far below zero still share all the weight: a padded key gets 0."""
+    L_q, L_k, d_k, d_v = draw.sizes(4, tuple(n for n in SIZES if n > 2))  # d_k counts the extra coordinate below
+    batch = draw.batch(1)
+    Q, K, V = draw.normal((*batch, L_q, d_k - 1)), draw.normal((*batch, L_k, d_k - 1)), draw.normal((*batch, L_k, d_v))
+    padding = draw.padding_mask(batch, L_k)  # (B, L_k): True for real keys
+    pull = np.where(padding, -MASKED_SCORE * np.sqrt(d_k), 0.0)[..., None]  # (B, L_k, 1): real keys' scores near -2e4
+    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)
+    K = np.concatenate([K, pull], axis=-1)
+    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :],
+                     what=msg("attention with real keys' scores far below zero"))
+
+
+@question
 def test_large_scores_stay_finite(submission, tol, draw):
     """Scores in the thousands (an offset shared by a query's keys) do not overflow."""
     Q, K, V = _qkv(draw)

@@ -91,6 +91,13 @@ def test_integer_scores_give_float64_weights(submission, tol, draw):
 
 
 @question
+def test_a_nested_list_is_array_like(submission, tol, draw):
+    """x is array_like: a nested list of scores gives the weights of the array it stands for."""
+    x = _scores(draw).tolist()
+    expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of a nested list"))
+
+
+@question
 def test_float32_stays_float32(submission, tol, draw):
     """float32 scores give float32 weights."""
     x = _scores(draw).astype(np.float32)

@@ -56,6 +56,15 @@ def test_padding_mask(submission, tol, draw):
 
 @question
 @draws(blocks=True)
+def test_a_mask_given_as_a_nested_list(submission, tol, draw):
+    """The mask is array_like: a nested list of 0/1 means what the array does."""
+    scores, H = _inputs(draw, steps=MASKABLE_SIZES)
+    mask = draw.padding_mask(scores.shape[:-1], scores.shape[-1], dtype=np.int64).tolist()
+    expect_reference(submission, tol, FUNCTION, scores, H, mask, what=msg("attention_context with a mask given as a list"))
+
+
+@question
+@draws(blocks=True)
 def test_padded_positions_may_hold_huge_scores(submission, tol, draw):
     """Padded positions whose scores are far above the others get weight 0 and change nothing."""
     scores, H = _inputs(draw, steps=MASKABLE_SIZES)

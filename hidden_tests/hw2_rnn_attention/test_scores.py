@@ -169,6 +169,15 @@ def _batch_axes_in_one_argument(submission, tol, draw, function: str) -> None:
                          what=msg("{function} of s {s} against H {H}", function=function, s=str(s_part.shape), H=str(H_part.shape)))
 
 
+def _two_batch_axes(submission, tol, draw, function: str) -> None:
+    """s (B1, B2, d_s) against H (B1, 1, T, d_h): two batch axes, the second broadcast from H's size 1."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    B1, B2 = draw.batch(2, avoid=(d_s, d_h, T))
+    s, H = draw.normal((B1, B2, d_s)), draw.normal((B1, 1, T, d_h))
+    expect_reference(submission, tol, function, s, H, *_weights(draw, function, d_s, d_h),
+                     what=msg("{function} with two batch axes, one broadcast", function=function))
+
+
 def _batch_of_one(submission, tol, draw, function: str) -> None:
     """s (1, d_s) and H (1, T, d_h) give scores (1, T): the size-1 batch axis stays."""
     d_s, d_h, T = _state_sizes(draw, function)
@@ -274,3 +283,27 @@ def test_concat_batch_of_one(submission, tol, draw):
 def test_concat_integers(submission, tol, draw):
     """Integer inputs give float64 scores."""
     _integers(submission, tol, draw, "concat_score")
+
+
+@additive
+def test_additive_two_batch_axes(submission, tol, draw):
+    """Two batch axes, the second broadcast from H's size 1."""
+    _two_batch_axes(submission, tol, draw, "additive_score")
+
+
+@dot
+def test_dot_two_batch_axes(submission, tol, draw):
+    """Two batch axes, the second broadcast from H's size 1."""
+    _two_batch_axes(submission, tol, draw, "dot_score")
+
+
+@general
+def test_general_two_batch_axes(submission, tol, draw):
+    """Two batch axes, the second broadcast from H's size 1."""
+    _two_batch_axes(submission, tol, draw, "general_score")
+
+
+@concat
+def test_concat_two_batch_axes(submission, tol, draw):
+    """Two batch axes, the second broadcast from H's size 1."""
+    _two_batch_axes(submission, tol, draw, "concat_score")

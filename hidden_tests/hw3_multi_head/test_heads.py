@@ -108,3 +108,11 @@ def test_merge_integers(submission, tol, draw):
     heads, n, d_head = _sizes(draw)
     X = np.round(3 * draw.normal((*_batch(draw, 1, heads, n, d_head), heads, n, d_head))).astype(np.int64)
     expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of integer input"))
+
+
+@merge
+def test_merge_float16(submission, tol, draw):
+    """float16 input (any input but float32) is computed in float64."""
+    heads, n, d_head = _sizes(draw)
+    X = draw.normal((heads, n, d_head)).astype(np.float16)
+    expect_reference(submission, tol, "merge_heads", X, what=msg("merge_heads of float16 input"))
