@@ -13,6 +13,7 @@ PROBES = (
     outputs.not_float,
     outputs.outputs_swapped,
     softmax.wrong_axis,
+    invariance.finite_mask_fill,
     softmax.variants,
     softmax.inf_entries_nan,
     scale.attention_scale,

@@ -13,11 +13,13 @@ import numpy as np
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding
 from autograder.judge.compare import Parts
-from autograder.judge.messages import part_name
+from autograder.judge.messages import distribution_axis, part_name
 
 MASK = "mask"
 #: What every masked entry of an argument holding NaN there is set to (any finite number the mask must zero).
 MASKED_FILL = 0.25
+#: A weight above this where the expected one is exactly 0 has leaked through the mask.
+LEAKED_WEIGHT = 1e-12
 #: Float inputs are multiplied by this to see whether a non-finite result comes from their size.
 SMALL_SCALE = 1e-2
 
@@ -159,4 +161,23 @@ def nan_where_masked(case: Case) -> list[Finding]:
         if case.matches_reference(case.reference_with(**{name: cleared})) and \
                 case.matches_reference(case.student_with(**{name: cleared})):
             return [Finding("call.mask_multiplied", {"argument": name})]
+    return []
+
+
+def finite_mask_fill(case: Case) -> list[Finding]:
+    """Weight at positions whose expected weight is exactly 0 (the masked ones) on these extreme scores, and right on
+    the same inputs scaled down: the masked scores get a finite fill (-1e4) that the allowed scores pass."""
+    located = distribution_axis(case.function, case.args, case.kwargs)
+    if case.arguments.get(MASK) is None or located is None or not _wrong(case):
+        return []
+    weights, expected = case.student_part(located[0]), case.reference.arrays[located[0]]
+    if weights is None or weights.shape != expected.shape or weights.dtype.kind != "f":
+        return []
+    with np.errstate(all="ignore"):
+        leaked = (expected == 0) & np.isfinite(weights) & (np.abs(weights) > LEAKED_WEIGHT)
+    if not leaked.any():
+        return []
+    small = {name: (value * SMALL_SCALE).astype(value.dtype) for name, value in _float_arrays(case).items()}
+    if small and case.matches_reference_of(case.student_with(**small), case.reference_with(**small)):
+        return [Finding("call.finite_mask_fill")]
     return []

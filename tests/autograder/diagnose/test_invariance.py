@@ -343,3 +343,27 @@ def test_inplace_product_silent_on_other_errors_and_on_results():
 
 def test_padding_context_helpers_are_the_ones_the_probes_use():
     assert PADDING.shape == context_args()[0].shape  # a guard for the shared fixtures above
+
+
+# ------------------------------------------------------------------ a finite fill at masked positions
+
+
+def _far_below_zero(student):
+    Q, K, V = qkv((2,))
+    keep = np.array([True, False, True, True, False, True])  # (L_k,): keys 1 and 4 are padding
+    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # a coordinate of 1 meets ...
+    K = np.concatenate([K, np.broadcast_to(np.where(keep, -5e4, 0.0)[:, None], (2, 6, 1))], axis=-1)  # ... a pull
+    return case_of(SDPA, (Q, K, V, np.broadcast_to(keep, (2, 1, 6)).copy()), student=student, recall=True)
+
+
+def test_finite_mask_fill_names_masked_scores_set_to_minus_ten_thousand():
+    fill = lambda Q, K, V, mask=None: attention(Q, K, V, mask, mask_with=lambda s, m: np.where(m, s, -1e4))  # noqa: E731
+    assert invariance.finite_mask_fill(_far_below_zero(fill)) == [Finding("call.finite_mask_fill", {})]
+    assert PROBES.index(invariance.finite_mask_fill) < PROBES.index(__import__(
+        "autograder.diagnose.probes.softmax", fromlist=["variants"]).variants)  # before a multiplied mask is guessed
+
+
+def test_finite_mask_fill_silent_on_minus_infinity_and_on_a_mask_multiplied_into_the_scores():
+    assert invariance.finite_mask_fill(_far_below_zero(attention)) == []
+    multiplied = lambda Q, K, V, mask=None: attention(Q, K, V, mask, mask_with=lambda s, m: s * m)  # noqa: E731
+    assert invariance.finite_mask_fill(_far_below_zero(multiplied)) == []  # wrong on ordinary scores too
