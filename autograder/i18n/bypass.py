@@ -64,6 +64,7 @@ NOT_STUDENT_TEXT = {
     "truth value of an array": "numpy's error message, matched to recognise it",
     "axes don't match array": "numpy's error message, matched to recognise it",
     "Output operand 0 has a mismatch": "numpy's error message, matched to recognise it",
+    "non-broadcastable output operand": "numpy's error message, matched to recognise it",
     "size (\\d+) is different from": "numpy's error message, matched to recognise it",
     "cannot reshape array of size": "numpy's error message, matched to recognise it",
     "could not be broadcast together": "numpy's error message, matched to recognise it",

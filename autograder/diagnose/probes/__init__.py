@@ -54,6 +54,7 @@ PROBES = (
     raises.array_truth_value,
     raises.partial_transpose,
     raises.inplace_product,
+    invariance.array_like,
 )
 
 #: Probes whose answer is vaguer: run only when the others and the mutant catalog found nothing.

@@ -181,3 +181,19 @@ def finite_mask_fill(case: Case) -> list[Finding]:
     if small and case.matches_reference_of(case.student_with(**small), case.reference_with(**small)):
         return [Finding("call.finite_mask_fill")]
     return []
+
+
+def array_like(case: Case) -> list[Finding]:
+    """Right once the arguments given as (nested) lists are the numpy arrays they stand for (array_like, which the
+    docstring allows). Tuples are left alone: a shape is one."""
+    if case.matches_reference(case.student):
+        return []
+    changes = {}
+    for name, value in case.arguments.items():
+        if isinstance(value, list):
+            array = np.asarray(value)
+            if array.ndim >= 1 and array.dtype.kind in "biuf":
+                changes[name] = array
+    if changes and case.matches_reference_of(case.student_with(**changes), case.reference_with(**changes)):
+        return [Finding("call.array_like", {"names": ", ".join(changes), "first": next(iter(changes))})]
+    return []

@@ -14,10 +14,11 @@ import warnings
 import numpy as np
 
 from autograder.diagnose.case import Case
+from autograder.diagnose.vocabulary import call_sizes
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.i18n import N_, Message
 from autograder.judge.compare import Parts
-from autograder.judge.messages import distribution_axis
+from autograder.judge.messages import distribution_axis, part_name
 
 #: Reference entries smaller than this are left out when measuring a ratio.
 SMALLEST_RATIO_BASE = 1e-6
@@ -98,6 +99,11 @@ def scaled_part(case: Case) -> list[Finding]:
             if d_k and math.isclose(factor, 1 / math.sqrt(d_k), rel_tol=FACTOR_RTOL):
                 return own(case.function, "scale_after_softmax")
             return own(case.function, "not_normalized")
+        every = call_sizes(case.function, case.arguments)
+        averaged = sorted({name for name, size in every.items() if size > 1 and math.isclose(factor, 1 / size, rel_tol=FACTOR_RTOL)})
+        if len({every[name] for name in averaged}) == 1:  # one size's reciprocal: a mean over that axis
+            return [Finding("call.mean_for_sum", {"part": part_name(case.function, index, case.reference.is_tuple),
+                                                  "size": f"{averaged[0]} = {every[averaged[0]]}"})]
         found = own(case.function, "scaled_output", factor=_factor_text(factor, sizes))
         if found:
             return found

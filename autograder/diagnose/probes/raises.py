@@ -73,14 +73,14 @@ def partial_transpose(case: Case) -> list[Finding]:
     return [Finding("call.partial_transpose", {"line": error.last_frame[0]})]
 
 
-#: numpy's error when a matrix product is written into an array of another shape (``a @= b``, ``out=a``).
-INPLACE_PRODUCT_ERROR = "Output operand 0 has a mismatch in its core dimension"
+#: numpy's errors when a result is written into an operand of another shape (``a @= b``, ``a += b``, ``out=a``).
+INPLACE_ERRORS = ("Output operand 0 has a mismatch in its core dimension", "non-broadcastable output operand")
 
 
 def inplace_product(case: Case) -> list[Finding]:
     """numpy's "Output operand 0 has a mismatch in its core dimension" on the student's line: a product written into
     an operand whose shape it would change (``s @= W``)."""
     error = student_exception(case)
-    if error is None or INPLACE_PRODUCT_ERROR not in error.last_line or error.last_frame is None:
+    if error is None or not any(text in error.last_line for text in INPLACE_ERRORS) or error.last_frame is None:
         return []
     return [Finding("call.inplace_product", {"line": error.last_frame[0]})]

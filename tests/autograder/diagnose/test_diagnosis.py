@@ -175,7 +175,7 @@ def test_a_bug_found_by_a_probe_and_a_mutant_is_diagnosed_once():
 
     diagnoses = diagnose(case_of("softmax", (1e3 + normal((3, 4)),), student=no_shift))
     assert [d.id for d in diagnoses] == ["softmax.no_max_shift"]
-    assert diagnoses[0].hint.startswith("Your softmax does not subtract the maximum")
+    assert diagnoses[0].hint.startswith("Your softmax does not subtract each slice's maximum")
 
 
 def test_the_probes_facts_fill_the_hint():

@@ -367,3 +367,39 @@ def test_finite_mask_fill_silent_on_minus_infinity_and_on_a_mask_multiplied_into
     assert invariance.finite_mask_fill(_far_below_zero(attention)) == []
     multiplied = lambda Q, K, V, mask=None: attention(Q, K, V, mask, mask_with=lambda s, m: s * m)  # noqa: E731
     assert invariance.finite_mask_fill(_far_below_zero(multiplied)) == []  # wrong on ordinary scores too
+
+
+# ------------------------------------------------------------------ lists, a mean, an in-place sum
+
+
+def test_array_like_names_a_softmax_that_reads_dtype_off_a_list():
+    def no_asarray(x, axis=-1):
+        e = np.exp(x - x.max(axis=axis, keepdims=True))  # a list has no .max
+        return e / e.sum(axis=axis, keepdims=True)
+
+    case = case_of("softmax", (normal((3, 4), "list").tolist(),), student=no_asarray, recall=True)
+    assert invariance.array_like(case) == [Finding("call.array_like", {"names": "x", "first": "x"})]
+    assert invariance.array_like in PROBES
+
+
+def test_array_like_silent_on_arrays_on_a_right_function_and_on_one_wrong_on_arrays_too():
+    x = normal((3, 4), "list")
+    assert invariance.array_like(case_of("softmax", (x,), student=lambda x, axis=-1: 2 * softmax_along(x), recall=True)) == []
+    assert invariance.array_like(right("softmax", (x.tolist(),))) == []
+    doubled = lambda x, axis=-1: 2 * softmax_along(np.asarray(x))  # noqa: E731
+    assert invariance.array_like(case_of("softmax", (x.tolist(),), student=doubled, recall=True)) == []
+
+
+def test_scaled_part_names_a_context_vector_averaged_instead_of_summed():
+    scores, H = context_args()
+    mean = lambda scores, H, mask=None: (context(scores, H)[0] / H.shape[-2], context(scores, H)[1])  # noqa: E731
+    found = outputs.scaled_part(case_of(CONTEXT, (scores, H), student=mean))
+    assert found == [Finding("call.mean_for_sum", {"part": "c", "size": "T = 6"})]
+
+
+def test_inplace_product_names_an_in_place_sum_that_cannot_grow():
+    error = "ValueError: non-broadcastable output operand with shape (3,5) doesn't match the broadcast shape (6,3,5)"
+    s, H = normal((6, 4), "ips"), normal((3, 2), "iph")
+    args = (s, H, normal((5, 4), "ipw"), normal((5, 2), "ipu"), normal((5,), "ipv"))
+    case = case_of("additive_score", args, result=raised(traceback("hidden += (s @ W_a.T)[..., None, :]", error, 121)))
+    assert raises.inplace_product(case) == [Finding("call.inplace_product", {"line": "121"})]

@@ -310,7 +310,7 @@ def _lookup_table_submission(seed: int) -> str:
     def recording(name):
         def call(*args, **kwargs):
             result = getattr(attn_reference, name)(*args, **kwargs)
-            key = repr([np.asarray(a).round(6).tolist() if isinstance(a, np.ndarray) else a for a in args]) + f"|{kwargs.get('axis', -1)}"
+            key = repr([np.asarray(a).round(6).tolist() if isinstance(a, (np.ndarray, list)) else a for a in args]) + f"|{kwargs.get('axis', -1)}"
             table[key] = [np.asarray(r).tolist() for r in (result if isinstance(result, tuple) else (result,))]
             return result
         return call
