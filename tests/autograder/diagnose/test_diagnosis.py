@@ -194,8 +194,8 @@ def test_a_bug_only_a_fallback_recognises_is_diagnosed():
         return A @ V, A
 
     diagnoses = diagnose(case_of(SDPA, qkv((2, 3)), student=transposes_three_axes))
-    assert [d.id for d in diagnoses] == ["attention.no_batch_support"]
-    assert diagnoses[0].hint.startswith("Your attention is right for one example but wrong on batched input")
+    assert [d.id for d in diagnoses] == ["call.one_batch_axis_only"]
+    assert str(diagnoses[0].hint).startswith("Your scaled_dot_product_attention is right when the inputs have exactly one batch axis")
 
 
 def test_an_unrecognisable_wrong_result_names_no_bug_and_says_only_what_is_observed():

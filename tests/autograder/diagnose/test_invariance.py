@@ -403,3 +403,25 @@ def test_inplace_product_names_an_in_place_sum_that_cannot_grow():
     args = (s, H, normal((5, 4), "ipw"), normal((5, 2), "ipu"), normal((5,), "ipv"))
     case = case_of("additive_score", args, result=raised(traceback("hidden += (s @ W_a.T)[..., None, :]", error, 121)))
     assert raises.inplace_product(case) == [Finding("call.inplace_product", {"line": "121"})]
+
+
+# ------------------------------------------------------------------ exactly one batch axis
+
+
+def _one_batch_axis_split(X, h):
+    n, d_model = X.shape[-2:]
+    return np.swapaxes(np.reshape(X, (-1, n, h, d_model // h)), -2, -3)  # merges batch axes, adds one to none
+
+
+def test_batch_only_names_a_split_right_with_exactly_one_batch_axis():
+    from autograder.diagnose.probes import calls
+
+    for shape, count in (((2, 3, 5, 6), "2"), ((5, 6), "0")):
+        case = case_of("split_heads", (normal(shape, "one axis"), 2), student=_one_batch_axis_split, recall=True)
+        assert calls.batch_only(case) == [Finding("call.one_batch_axis_only", {"count": count})]
+
+
+def test_batch_only_silent_on_a_split_right_with_every_batch_shape():
+    from autograder.diagnose.probes import calls
+
+    assert calls.batch_only(right("split_heads", (normal((2, 3, 5, 6), "one axis"), 2))) == []

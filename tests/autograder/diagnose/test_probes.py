@@ -1156,7 +1156,7 @@ def test_batch_only_names_softmax_without_keepdims_when_the_last_axis_is_given_a
 def test_batch_only_names_a_function_right_with_exactly_one_batch_axis():
     student = attention_transposing_with(lambda K: K.transpose(0, 2, 1))  # fails on single examples
     case = case_of(SDPA, qkv((BATCH, 3)), student=student, recall=True)
-    assert calls.batch_only(case) == [Finding("attention.no_batch_support", {})]
+    assert calls.batch_only(case) == [Finding("call.one_batch_axis_only", {"count": "2"})]  # not "right for one example"
 
 
 def test_batch_only_silent_when_single_examples_are_wrong_too():
