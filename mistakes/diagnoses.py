@@ -171,6 +171,7 @@ BUGS: tuple[Bug, ...] = (
     Bug("gradient_norm.scaled_by_dk", N_("Your experiment divides the scores by d_k instead of by sqrt(d_k).")),
     Bug("gradient_norm.keys_drawn_first", N_("Your experiment draws K before q, but the documented order is q = rng.standard_normal((n_samples, d_k)) first, then K.")),
     Bug("gradient_norm.no_outer_product", N_("Your experiment takes the norm of diag(a) instead of the whole Jacobian diag(a) - a a^T.")),
+    Bug("gradient_norm.scale_by_other", N_("Your experiment divides the scores by {divisor} where the scaled scores are K[s] q[s] / sqrt(d_k): the scale follows the dimension d_k of q and the keys, not the number of keys or samples.")),
     Bug("gradient_norm.other_norm", N_("Your experiment averages {norm} instead of each Jacobian's Frobenius norm: the value of one sample is sqrt(sum_ij J_ij ** 2), np.sqrt(np.sum(J ** 2, axis=(-2, -1))), and the result is the mean of those over the samples.")),
     Bug("gradient_norm.aggregation", N_("Your experiment is right for one sample but combines several wrongly: take each sample's Frobenius norm, np.sqrt(np.sum(J ** 2, axis=(-2, -1))), then their mean.")),
     Bug("gradient_norm.squared", N_("Your experiment averages the squared Frobenius norm; take the square root of each sample's sum of squares before the mean.")),

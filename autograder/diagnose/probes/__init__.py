@@ -22,6 +22,7 @@ PROBES = (
     backward.attention_backward_behaviour,
     backward.experiment_aggregation,
     jacobian_norm.other_norm,
+    jacobian_norm.scale_by_other,
     arguments.integer_mask,
     arguments.integer_inputs,
     invariance.nan_where_masked,

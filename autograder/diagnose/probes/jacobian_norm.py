@@ -24,12 +24,14 @@ GENERATOR, DIMENSION, KEYS, SAMPLES, SCALED = "rng", "d_k", "n_keys", "n_samples
 MATCH_RTOL = 1e-9
 
 
-def _jacobians(seed: RngSeed, d_k: int, n_keys: int, n: int, scaled: bool) -> np.ndarray:
-    """(n_samples, n_keys, n_keys): the documented draws' softmax Jacobians."""
+def _jacobians(seed: RngSeed, d_k: int, n_keys: int, n: int, scaled: bool, divisor: float | None = None) -> np.ndarray:
+    """(n_samples, n_keys, n_keys): the documented draws' softmax Jacobians (scores divided by ``divisor`` when given)."""
     rng = seed.generator()
     q = rng.standard_normal((n, d_k))
     K = rng.standard_normal((n, n_keys, d_k))
-    scores = (K @ q[:, :, None])[:, :, 0] / (math.sqrt(d_k) if scaled else 1.0)  # (n_samples, n_keys)
+    if divisor is None:
+        divisor = math.sqrt(d_k) if scaled else 1.0
+    scores = (K @ q[:, :, None])[:, :, 0] / divisor  # (n_samples, n_keys)
     a = np.exp(scores - scores.max(axis=-1, keepdims=True))
     a /= a.sum(axis=-1, keepdims=True)
     return a[:, :, None] * np.eye(n_keys) - a[:, :, None] * a[:, None, :]
@@ -64,3 +66,27 @@ def other_norm(case: Case) -> list[Finding]:
     J = _jacobians(seed, int(d_k), int(n_keys), int(n), bool(case.arguments.get(SCALED, True)))
     matching = [name for name, size in _candidates(J).items() if math.isclose(value, size, rel_tol=MATCH_RTOL)]
     return own(case.function, "other_norm", norm=Message(matching[0], {})) if len(matching) == 1 else []
+
+
+def _frobenius_mean(J: np.ndarray) -> float:
+    return float(np.sqrt(np.sum(J ** 2, axis=(-2, -1))).mean())
+
+
+def scale_by_other(case: Case) -> list[Finding]:
+    """Scaled scores divided by another size than sqrt(d_k): the documented draws' mean Frobenius norm with that
+    divisor equals the student's number."""
+    names = (GENERATOR, DIMENSION, KEYS, SAMPLES)
+    seed, d_k, n_keys, n = (case.arguments.get(name) for name in names)
+    if not case.arguments.get(SCALED, True) or not isinstance(seed, RngSeed) or not isinstance(case.student, Parts):
+        return []
+    if not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (d_k, n_keys, n)) or n_keys < 2:
+        return []
+    if len(case.student.arrays) != 1 or np.size(case.student.arrays[0]) != 1:
+        return []
+    value = float(np.asarray(case.student.arrays[0]).ravel()[0])
+    candidates = {"sqrt(n_keys)": math.sqrt(n_keys), "sqrt(n_samples)": math.sqrt(n), "n_keys": float(n_keys),
+                  "sqrt(d_k) / 2": math.sqrt(d_k) / 2, "2·sqrt(d_k)": 2 * math.sqrt(d_k)}
+    matching = [name for name, divisor in candidates.items() if not math.isclose(divisor, math.sqrt(d_k))
+                and math.isclose(value, _frobenius_mean(_jacobians(seed, int(d_k), int(n_keys), int(n), True, divisor)),
+                                 rel_tol=MATCH_RTOL)]
+    return own(case.function, "scale_by_other", divisor=matching[0]) if len(matching) == 1 else []

@@ -77,6 +77,15 @@ def global_shift(x, axis: int = -1) -> np.ndarray:
         return exps / np.sum(exps, axis=axis, keepdims=True)
 
 
+def shift_along_first_axis(x, axis: int = -1) -> np.ndarray:
+    """Shift by the maxima along the first axis (np.max(x, axis=0)), divide by each slice's sum: each entry of a slice
+    loses another number, so the weights change."""
+    scores = _scores(x)
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores - np.max(scores, axis=0, keepdims=True))
+        return exps / np.sum(exps, axis=axis, keepdims=True)
+
+
 def global_normalisation(x, axis: int = -1) -> np.ndarray:
     """Shift by the global maximum and divide by the sum of every entry."""
     scores = _scores(x)
@@ -172,6 +181,8 @@ def variants(case: Case) -> list[Finding]:
         (global_normalisation, "global_normalization"),
     )
     explained = [suffix for variant, suffix in checks if case.explains(with_softmax(case, variant), only_part=part)]
+    if not explained and case.explains(with_softmax(case, shift_along_first_axis), only_part=part):
+        return [Finding("call.shift_along_first_axis")]
     if set(AMBIGUOUS_SHIFTS) <= set(explained):
         explained = [suffix for suffix in explained if suffix not in AMBIGUOUS_SHIFTS]  # this call tells neither apart
     return own(case.function, explained[0]) if explained else []  # the first: later ones are less specific

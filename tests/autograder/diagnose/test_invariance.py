@@ -295,11 +295,12 @@ def test_scaled_divisor_silent_on_the_right_divisor_a_divisor_it_does_not_know_a
     assert patterns.scaled_divisor(case_of("dot_product_variance", (9, 400, RngSeed(4)), student=other_draws)) == []
 
 
-def _norm_experiment(size):
+def _norm_experiment(size, divisor="d_k"):
     def student(d_k, n_keys, n_samples, rng, scaled=True):
         q = rng.standard_normal((n_samples, d_k))
         K = rng.standard_normal((n_samples, n_keys, d_k))
-        a = softmax_along(np.einsum("skd,sd->sk", K, q) / (math.sqrt(d_k) if scaled else 1.0))
+        scale = math.sqrt(d_k if divisor == "d_k" else n_keys) if scaled else 1.0
+        a = softmax_along(np.einsum("skd,sd->sk", K, q) / scale)
         J = a[:, :, None] * np.eye(n_keys) - a[:, :, None] * a[:, None, :]
         return float(size(J))
     return student
@@ -425,3 +426,34 @@ def test_batch_only_silent_on_a_split_right_with_every_batch_shape():
     from autograder.diagnose.probes import calls
 
     assert calls.batch_only(right("split_heads", (normal((2, 3, 5, 6), "one axis"), 2))) == []
+
+
+# ------------------------------------------------------------------ a shift along another axis, a scale by another size
+
+
+def test_variants_names_a_context_vector_shifted_by_the_maxima_of_the_first_axis():
+    from autograder.diagnose.probes import softmax
+
+    def column_maxima(scores, H, mask=None):
+        e = np.exp(scores - scores.max(axis=0, keepdims=True))
+        alpha = e / e.sum(axis=-1, keepdims=True)
+        return np.einsum("...t,...td->...d", alpha, H), alpha
+
+    scores, H = context_args()
+    assert softmax.variants(case_of(CONTEXT, (scores, H), student=column_maxima)) == [Finding("call.shift_along_first_axis", {})]
+
+
+def test_scale_by_other_names_scores_divided_by_the_root_of_the_number_of_keys():
+    case = case_of("softmax_gradient_norm", (8, 6, 50, RngSeed(3)),
+                   student=_norm_experiment(lambda J: np.sqrt(np.sum(J ** 2, axis=(-2, -1))).mean(), divisor="keys"))
+    assert jacobian_norm.scale_by_other(case) == [Finding("gradient_norm.scale_by_other", {"divisor": "sqrt(n_keys)"})]
+    assert jacobian_norm.scale_by_other in PROBES
+
+
+def test_scale_by_other_silent_on_the_documented_scale_and_on_the_unscaled_experiment():
+    args = (8, 6, 50, RngSeed(3))
+    assert jacobian_norm.scale_by_other(right("softmax_gradient_norm", args)) == []
+    frobenius = lambda J: np.sqrt(np.sum(J ** 2, axis=(-2, -1))).mean()  # noqa: E731
+    wrong_unscaled = case_of("softmax_gradient_norm", args, {"scaled": False},
+                             student=_norm_experiment(frobenius, divisor="keys"))
+    assert jacobian_norm.scale_by_other(wrong_unscaled) == []  # unscaled: no divisor to read
