@@ -134,32 +134,32 @@ def test_a_query_with_no_allowed_key_is_undefined(submission, tol, draw):
     expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention with a query that may attend to no key"))
 
 
-@question
-@draws(blocks=True)
-def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
-    """Padded keys whose scores are far above the others get weight 0 and change nothing."""
+def _scores_moved_by_padding(draw, real: float, padded: float) -> tuple:
+    """Q, K, V (B, ...) and a (B, 1, L_k) padding mask, with an extra coordinate that adds ``real`` to the scaled
+    scores of the real keys and ``padded`` to those of the padded ones."""
     L_q, L_k, d_k, d_v = draw.sizes(4, tuple(n for n in SIZES if n > 2))  # d_k counts the extra coordinate below
     batch = draw.batch(1)
     Q, K, V = draw.normal((*batch, L_q, d_k - 1)), draw.normal((*batch, L_k, d_k - 1)), draw.normal((*batch, L_k, d_v))
     padding = draw.padding_mask(batch, L_k)  # (B, L_k): True for real keys
-    push = np.where(padding, 0.0, MASKED_SCORE * np.sqrt(d_k))[..., None]  # (B, L_k, 1): scaled scores of 2e4 at padding
+    moved = np.where(padding, real, padded)[..., None] * np.sqrt(d_k)  # (B, L_k, 1)
     Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)  # (B, L_q, d_k): a coordinate of 1 ...
-    K = np.concatenate([K, push], axis=-1)  # (B, L_k, d_k): ... meets the push, so padded scores are huge
-    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :], what=msg("attention with huge scores on padded keys"))
+    K = np.concatenate([K, moved], axis=-1)  # (B, L_k, d_k): ... meets the move
+    return Q, K, V, padding[..., None, :]
+
+
+@question
+@draws(blocks=True)
+def test_padded_keys_may_hold_huge_scores(submission, tol, draw):
+    """Padded keys whose scores are far above the others get weight 0 and change nothing."""
+    expect_reference(submission, tol, FUNCTION, *_scores_moved_by_padding(draw, 0.0, MASKED_SCORE),
+                     what=msg("attention with huge scores on padded keys"))
 
 
 @question
 @draws(blocks=True)
 def test_real_keys_far_below_zero_keep_all_the_weight(submission, tol, draw):
     """Real keys whose scores are far below zero still share all the weight: a padded key gets 0."""
-    L_q, L_k, d_k, d_v = draw.sizes(4, tuple(n for n in SIZES if n > 2))  # d_k counts the extra coordinate below
-    batch = draw.batch(1)
-    Q, K, V = draw.normal((*batch, L_q, d_k - 1)), draw.normal((*batch, L_k, d_k - 1)), draw.normal((*batch, L_k, d_v))
-    padding = draw.padding_mask(batch, L_k)  # (B, L_k): True for real keys
-    pull = np.where(padding, -MASKED_SCORE * np.sqrt(d_k), 0.0)[..., None]  # (B, L_k, 1): real keys' scores near -2e4
-    Q = np.concatenate([Q, np.ones((*Q.shape[:-1], 1))], axis=-1)
-    K = np.concatenate([K, pull], axis=-1)
-    expect_reference(submission, tol, FUNCTION, Q, K, V, padding[..., None, :],
+    expect_reference(submission, tol, FUNCTION, *_scores_moved_by_padding(draw, -MASKED_SCORE, 0.0),
                      what=msg("attention with real keys' scores far below zero"))
 
 
