@@ -457,3 +457,17 @@ def test_scale_by_other_silent_on_the_documented_scale_and_on_the_unscaled_exper
     wrong_unscaled = case_of("softmax_gradient_norm", args, {"scaled": False},
                              student=_norm_experiment(frobenius, divisor="keys"))
     assert jacobian_norm.scale_by_other(wrong_unscaled) == []  # unscaled: no divisor to read
+
+
+def test_what_these_probes_name_never_moves_a_score():
+    """A student who forges numpy's message or answers the probes' re-calls differently changes a hint at most: none
+    of the ids these probes name is a contract diagnosis, whose share of a question differs from a value failure's."""
+    from autograder.diagnose.registry import ENGINE_BUGS
+    from autograder.scoring import CONTRACT_DIAGNOSES
+
+    named_here = {"call.not_shift_invariant", "call.blocked_keys_matter", "call.part_without_mask", "call.overflows",
+                  "call.axis_moved", "call.inplace_product", "call.batch_of_one_argument", "call.one_entry_short",
+                  "call.mask_multiplied", "call.finite_mask_fill", "call.array_like", "call.mean_for_sum",
+                  "call.one_batch_axis_only", "call.shift_along_first_axis"}
+    assert named_here <= {bug.id for bug in ENGINE_BUGS}
+    assert not named_here & CONTRACT_DIAGNOSES
