@@ -46,6 +46,15 @@ def test_unbatched_d_v_unlike_d_k(submission, tol, draw):
     expect_reference(submission, tol, FUNCTION, *_qkv(draw, batch_ndim=0), what=msg("attention on 2-D inputs"))
 
 
+@question
+@draws(blocks=True)
+def test_float32_with_an_integer_mask_stays_float32(submission, tol, draw):
+    """float32 inputs with a 0/1 integer mask give float32 Z and A: the mask's type sets no dtype."""
+    Q, K, V = _qkv(draw, dtype=np.float32, keys=MASKABLE_SIZES)
+    mask = draw.mask((Q.shape[-2], K.shape[-2]), dtype=np.int64)
+    expect_reference(submission, tol, FUNCTION, Q, K, V, mask, what=msg("attention on float32 inputs with an integer mask"))
+
+
 @question(weight=2)
 def test_batched(submission, tol, draw):
     """Inputs with one batch dimension."""

@@ -7,6 +7,7 @@ from autograder.judge.draw import HEAD_COUNTS, HEAD_SIZES
 from autograder.judge.compare import reference_output
 from autograder.grade.expect import expect, expect_reference
 from autograder.i18n import msg
+from autograder.judge.claims import draws
 
 split = pytest.mark.question("split_heads")
 merge = pytest.mark.question("merge_heads")
@@ -41,6 +42,15 @@ def test_split_one_head(submission, tol, draw):
     n, d_model = draw.sizes(2)
     X = draw.normal((*_batch(draw, 1, n, d_model), n, d_model))
     expect_reference(submission, tol, "split_heads", X, 1, what=msg("split_heads with one head"))
+
+
+@split
+@draws(same=(("num_heads", "d_model"),))  # one feature per head: as many heads as features
+def test_split_one_feature_per_head(submission, tol, draw):
+    """num_heads = d_model is valid: every head holds one feature (d_head = 1)."""
+    n, d_model = draw.sizes(2)
+    X = draw.normal((*_batch(draw, 1, n, d_model), n, d_model))
+    expect_reference(submission, tol, "split_heads", X, d_model, what=msg("split_heads with one feature per head"))
 
 
 @split

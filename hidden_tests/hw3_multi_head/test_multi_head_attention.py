@@ -134,12 +134,14 @@ def test_a_batch_of_one(submission, tol, draw):
 
 @question
 def test_integer_inputs(submission, tol, draw):
-    """Integer inputs and weights are computed in float64."""
+    """Integer inputs are computed in float64, with integer weights or float ones (nothing is cast to the inputs' type)."""
     heads = draw.size(HEAD_COUNTS)
     X_q, X_kv, *weights = _inputs(draw, heads)
     arrays = [np.round(2 * X_q), np.round(2 * X_kv), *(np.round(3 * W) for W in weights)]
     expect_reference(submission, tol, FUNCTION, *(a.astype(np.int64) for a in arrays), heads,
                      what=msg("multi-head attention on integer inputs"))
+    expect_reference(submission, tol, FUNCTION, *(a.astype(np.int64) for a in arrays[:2]), *weights, heads,
+                     what=msg("multi-head attention on integer inputs with float weights"))
 
 
 @question

@@ -117,7 +117,18 @@ def own_generator(case: Case) -> list[Finding]:
     identical = other is not None and all(
         np.array_equal(a, b) for a, b in zip(other.arrays, case.student.arrays)
     )  # bit for bit: draws that merely average out alike are not the same draws
-    return own(case.function, "own_generator") if identical else []
+    return own(case.function, "own_generator") if identical and _an_estimate(case) else []
+
+
+#: How far (relative) a sampling estimate of the documented quantity may be from the expected one.
+ESTIMATE_RTOL = 0.5
+
+
+def _an_estimate(case: Case) -> bool:
+    """Whether the student's numbers are near the expected ones, as other draws of the same quantity would be: a
+    number far from them that ignores the seed is a deterministic mistake (weights of 1 everywhere), not a generator."""
+    pairs = list(zip(case.student.arrays, case.reference.arrays))
+    return all(got.shape == want.shape and np.all(np.abs(got - want) <= ESTIMATE_RTOL * np.abs(want)) for got, want in pairs)
 
 
 def _is_theory(case: Case) -> bool:

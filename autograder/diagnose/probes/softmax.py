@@ -181,7 +181,9 @@ def variants(case: Case) -> list[Finding]:
         (global_normalisation, "global_normalization"),
     )
     explained = [suffix for variant, suffix in checks if case.explains(with_softmax(case, variant), only_part=part)]
-    if not explained and case.explains(with_softmax(case, shift_along_first_axis), only_part=part):
+    weights = case.student_part(part)
+    finite = weights is not None and weights.dtype.kind == "f" and bool(np.isfinite(weights).all())
+    if not explained and finite and case.explains(with_softmax(case, shift_along_first_axis), only_part=part):
         return [Finding("call.shift_along_first_axis")]
     if set(AMBIGUOUS_SHIFTS) <= set(explained):
         explained = [suffix for suffix in explained if suffix not in AMBIGUOUS_SHIFTS]  # this call tells neither apart
