@@ -29,10 +29,10 @@ def split_by_head_size(case: Case) -> list[Finding]:
     heads, student = _heads(case), case.student
     if heads is None or not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
         return []
+    d_model = next((np.shape(v)[-1] for n, v in case.arguments.items() if n.startswith("X") and np.ndim(v)), None)
     for got, want in zip(student.arrays, case.reference.arrays):
         if got.ndim != want.ndim or want.ndim < 3 or want.shape[-3] != heads:
             continue
-        d_model = next((np.shape(v)[-1] for n, v in case.arguments.items() if n.startswith("X") and np.ndim(v)), None)
         if d_model and got.shape[-3] == d_model // heads != heads and got.shape[:-3] + got.shape[-2:] == want.shape[:-3] + want.shape[-2:]:
             return own(case.function, "split_by_head_size", got=str(got.shape[-3]), num_heads=str(heads))
     return []

@@ -29,6 +29,12 @@ def _float_arrays(case: Case) -> dict[str, np.ndarray]:
             if name != MASK and isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size}
 
 
+def _right_when_scaled_down(case: Case) -> bool:
+    """Whether the student is right on the call's float inputs multiplied by :data:`SMALL_SCALE`."""
+    small = {name: (value * SMALL_SCALE).astype(value.dtype) for name, value in _float_arrays(case).items()}
+    return bool(small) and case.matches_reference_of(case.student_with(**small), case.reference_with(**small))
+
+
 def _wrong(case: Case) -> bool:
     """Whether the student's result is a result, and not the expected one (a right call tells nothing)."""
     return isinstance(case.student, Parts) and not case.matches_reference(case.student)
@@ -119,10 +125,7 @@ def overflows(case: Case) -> list[Finding]:
                      for got, want in zip(case.student.arrays, case.reference.arrays))
     if not broken:
         return []
-    small = {name: (value * SMALL_SCALE).astype(value.dtype) for name, value in floats.items()}
-    if case.matches_reference_of(case.student_with(**small), case.reference_with(**small)):
-        return [Finding("call.overflows")]
-    return []
+    return [Finding("call.overflows")] if _right_when_scaled_down(case) else []
 
 
 def batch_shapes_broadcast(case: Case) -> list[Finding]:
@@ -177,10 +180,7 @@ def finite_mask_fill(case: Case) -> list[Finding]:
         leaked = (expected == 0) & np.isfinite(weights) & (np.abs(weights) > LEAKED_WEIGHT)
     if not leaked.any():
         return []
-    small = {name: (value * SMALL_SCALE).astype(value.dtype) for name, value in _float_arrays(case).items()}
-    if small and case.matches_reference_of(case.student_with(**small), case.reference_with(**small)):
-        return [Finding("call.finite_mask_fill")]
-    return []
+    return [Finding("call.finite_mask_fill")] if _right_when_scaled_down(case) else []
 
 
 def array_like(case: Case) -> list[Finding]:

@@ -52,18 +52,24 @@ def _candidates(J: np.ndarray) -> dict[str, float]:
     }
 
 
+def _experiment(case: Case) -> tuple[RngSeed, int, int, int, float] | None:
+    """(seed, d_k, n_keys, n_samples, the student's number) of a gradient-norm call with at least two keys, else None."""
+    seed, d_k, n_keys, n = (case.arguments.get(name) for name in (GENERATOR, DIMENSION, KEYS, SAMPLES))
+    if not isinstance(seed, RngSeed) or not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (d_k, n_keys, n)):
+        return None
+    if not isinstance(case.student, Parts) or len(case.student.arrays) != 1 or np.size(case.student.arrays[0]) != 1:
+        return None
+    value = float(np.asarray(case.student.arrays[0]).ravel()[0])
+    return (seed, int(d_k), int(n_keys), int(n), value) if math.isfinite(value) and n_keys >= 2 else None
+
+
 def other_norm(case: Case) -> list[Finding]:
     """The student's number is another size of the documented draws' Jacobians than their mean Frobenius norm."""
-    names = (GENERATOR, DIMENSION, KEYS, SAMPLES)
-    seed, d_k, n_keys, n = (case.arguments.get(name) for name in names)
-    if not isinstance(seed, RngSeed) or not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (d_k, n_keys, n)):
+    found = _experiment(case)
+    if found is None:
         return []
-    if not isinstance(case.student, Parts) or len(case.student.arrays) != 1 or np.size(case.student.arrays[0]) != 1:
-        return []
-    value = float(np.asarray(case.student.arrays[0]).ravel()[0])
-    if not math.isfinite(value) or int(n_keys) < 2:
-        return []
-    J = _jacobians(seed, int(d_k), int(n_keys), int(n), bool(case.arguments.get(SCALED, True)))
+    seed, d_k, n_keys, n, value = found
+    J = _jacobians(seed, d_k, n_keys, n, bool(case.arguments.get(SCALED, True)))
     matching = [name for name, size in _candidates(J).items() if math.isclose(value, size, rel_tol=MATCH_RTOL)]
     return own(case.function, "other_norm", norm=Message(matching[0], {})) if len(matching) == 1 else []
 
@@ -75,18 +81,12 @@ def _frobenius_mean(J: np.ndarray) -> float:
 def scale_by_other(case: Case) -> list[Finding]:
     """Scaled scores divided by another size than sqrt(d_k): the documented draws' mean Frobenius norm with that
     divisor equals the student's number."""
-    names = (GENERATOR, DIMENSION, KEYS, SAMPLES)
-    seed, d_k, n_keys, n = (case.arguments.get(name) for name in names)
-    if not case.arguments.get(SCALED, True) or not isinstance(seed, RngSeed) or not isinstance(case.student, Parts):
+    found = _experiment(case) if case.arguments.get(SCALED, True) else None
+    if found is None:
         return []
-    if not all(isinstance(v, (int, np.integer)) and v >= 1 for v in (d_k, n_keys, n)) or n_keys < 2:
-        return []
-    if len(case.student.arrays) != 1 or np.size(case.student.arrays[0]) != 1:
-        return []
-    value = float(np.asarray(case.student.arrays[0]).ravel()[0])
+    seed, d_k, n_keys, n, value = found
     candidates = {"sqrt(n_keys)": math.sqrt(n_keys), "sqrt(n_samples)": math.sqrt(n), "n_keys": float(n_keys),
                   "sqrt(d_k) / 2": math.sqrt(d_k) / 2, "2·sqrt(d_k)": 2 * math.sqrt(d_k)}
     matching = [name for name, divisor in candidates.items() if not math.isclose(divisor, math.sqrt(d_k))
-                and math.isclose(value, _frobenius_mean(_jacobians(seed, int(d_k), int(n_keys), int(n), True, divisor)),
-                                 rel_tol=MATCH_RTOL)]
+                and math.isclose(value, _frobenius_mean(_jacobians(seed, d_k, n_keys, n, True, divisor)), rel_tol=MATCH_RTOL)]
     return own(case.function, "scale_by_other", divisor=matching[0]) if len(matching) == 1 else []

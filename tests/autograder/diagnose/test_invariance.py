@@ -10,12 +10,12 @@ import math
 import numpy as np
 
 from attn_reference import scaled_dot_product_attention_backward as reference_backward
-from autograder.diagnose.probes import (FALLBACK_PROBES, PROBES, heads, invariance, jacobian_norm, outputs, patterns,
-                                        raises)
+from autograder.diagnose.probes import (FALLBACK_PROBES, PROBES, arguments, heads, invariance, jacobian_norm, outputs,
+                                        patterns, raises, softmax)
 from autograder.diagnose.probes.finding import Finding
 from autograder.inputs import RngSeed
 from tests.autograder.diagnose.test_raises import raised, traceback
-from tests.autograder.diagnose.test_probes import (CONTEXT, MHA, PADDING, SDPA, additive, additive_args, attention,
+from tests.autograder.diagnose.test_probes import (CONTEXT, MHA, SDPA, additive, additive_args, attention,
                                                    case_of, context, context_args, merge_heads, mha, mha_args, normal,
                                                    qkv, right, softmax_along, split_heads, unscaled)
 
@@ -130,8 +130,7 @@ def test_nan_where_masked_names_weights_multiplied_by_the_mask():
 
     case = case_of(BACKWARD, _nan_row_inputs(), student=multiplied, recall=True)
     assert invariance.nan_where_masked(case) == [Finding("call.mask_multiplied", {"argument": "A"})]
-    assert PROBES.index(invariance.nan_where_masked) < PROBES.index(__import__(
-        "autograder.diagnose.probes.arguments", fromlist=["mask_probes"]).mask_probes)  # named before "mask ignored"
+    assert PROBES.index(invariance.nan_where_masked) < PROBES.index(arguments.mask_probes)  # before "mask ignored"
 
 
 def test_nan_where_masked_silent_on_a_selecting_mask_and_on_inputs_without_nan():
@@ -342,10 +341,6 @@ def test_inplace_product_silent_on_other_errors_and_on_results():
     assert raises.inplace_product(right("general_score", (s, H, W))) == []
 
 
-def test_padding_context_helpers_are_the_ones_the_probes_use():
-    assert PADDING.shape == context_args()[0].shape  # a guard for the shared fixtures above
-
-
 # ------------------------------------------------------------------ a finite fill at masked positions
 
 
@@ -360,8 +355,7 @@ def _far_below_zero(student):
 def test_finite_mask_fill_names_masked_scores_set_to_minus_ten_thousand():
     fill = lambda Q, K, V, mask=None: attention(Q, K, V, mask, mask_with=lambda s, m: np.where(m, s, -1e4))  # noqa: E731
     assert invariance.finite_mask_fill(_far_below_zero(fill)) == [Finding("call.finite_mask_fill", {})]
-    assert PROBES.index(invariance.finite_mask_fill) < PROBES.index(__import__(
-        "autograder.diagnose.probes.softmax", fromlist=["variants"]).variants)  # before a multiplied mask is guessed
+    assert PROBES.index(invariance.finite_mask_fill) < PROBES.index(softmax.variants)  # before a multiplied mask
 
 
 def test_finite_mask_fill_silent_on_minus_infinity_and_on_a_mask_multiplied_into_the_scores():
@@ -432,8 +426,6 @@ def test_batch_only_silent_on_a_split_right_with_every_batch_shape():
 
 
 def test_variants_names_a_context_vector_shifted_by_the_maxima_of_the_first_axis():
-    from autograder.diagnose.probes import softmax
-
     def column_maxima(scores, H, mask=None):
         e = np.exp(scores - scores.max(axis=0, keepdims=True))
         alpha = e / e.sum(axis=-1, keepdims=True)
