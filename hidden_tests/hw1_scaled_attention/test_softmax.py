@@ -77,6 +77,18 @@ def test_minus_infinity_gets_zero_weight(submission, tol, draw):
 
 
 @question
+def test_a_slice_entirely_minus_infinity_is_nan(submission, tol, draw):
+    """A slice that is entirely -inf has no softmax: its entries are NaN, and the other slices keep their weights."""
+    x = _scores(draw, ndim_batch=1)  # (B, n), B >= 2
+    row = draw.choice(range(x.shape[0]))
+    x[row] = -np.inf  # one whole row
+    actual = expect_reference(submission, tol, FUNCTION, x, what=msg("softmax with a row that is entirely -inf"))
+    if actual is not None:  # the comparison accepts anything where the reference is NaN; the docstring says NaN
+        expect(np.all(np.isnan(np.asarray(actual, dtype=np.float64)[row])),
+               msg("softmax with a row that is entirely -inf: that row must be NaN (it has no softmax)"))
+
+
+@question
 def test_float16_gives_float64_weights(submission, tol, draw):
     """float16 scores (any input but float32) give float64 weights."""
     x = _scores(draw).astype(np.float16)

@@ -80,10 +80,13 @@ def test_general_rectangular(submission, tol, draw):
 
 @dot
 def test_dot_integers(submission, tol, draw):
-    """Integer states give float64 scores."""
+    """Integer states give float64 scores, and so does an integer s beside a float H (H is not cast to s's type)."""
     d, T = _sizes(draw, 2)
-    s, H = (np.round(3 * a).astype(np.int64) for a in _states(draw, d, d, T))
-    expect_reference(submission, tol, "dot_score", s, H, what=msg("dot_score on integer states"))
+    s, H = _states(draw, d, d, T)
+    s_int, H_int = (np.round(3 * a).astype(np.int64) for a in (s, H))
+    expect_reference(submission, tol, "dot_score", s_int, H_int, what=msg("dot_score on integer states"))
+    expect_reference(submission, tol, "dot_score", s_int, H,
+                     what=msg("{function} of an integer s beside a float H", function="dot_score"))
 
 
 @dot
@@ -187,8 +190,8 @@ def _batch_of_one(submission, tol, draw, function: str) -> None:
 
 
 def _integers(submission, tol, draw, function: str) -> None:
-    """Integer states and weights give float64 scores; so do integer states beside float weights (nothing is cast
-    to the states' integer type)."""
+    """Integer states and weights give float64 scores; so do integer states beside float weights, and an integer s
+    beside a float H (nothing is cast to an integer input's type)."""
     d_s, d_h, T = _state_sizes(draw, function)
     states, weights = _states(draw, d_s, d_h, T), _weights(draw, function, d_s, d_h)
     integer_states = tuple(np.round(2 * a).astype(np.int64) for a in states)
@@ -197,6 +200,16 @@ def _integers(submission, tol, draw, function: str) -> None:
     if weights:
         expect_reference(submission, tol, function, *integer_states, *weights,
                          what=msg("{function} of integer states with float weights", function=function))
+    expect_reference(submission, tol, function, integer_states[0], states[1], *weights,
+                     what=msg("{function} of an integer s beside a float H", function=function))
+
+
+def _nested_lists(submission, tol, draw, function: str) -> None:
+    """Every argument array_like: the states and weights as nested lists give the scores of the arrays."""
+    d_s, d_h, T = _state_sizes(draw, function)
+    arguments = (*_states(draw, d_s, d_h, T), *_weights(draw, function, d_s, d_h))
+    expect_reference(submission, tol, function, *(a.tolist() for a in arguments),
+                     what=msg("{function} of nested lists", function=function))
 
 
 def _saturated(submission, tol, draw, function: str) -> None:
@@ -307,3 +320,27 @@ def test_general_two_batch_axes(submission, tol, draw):
 def test_concat_two_batch_axes(submission, tol, draw):
     """Two batch axes, the second broadcast from H's size 1."""
     _two_batch_axes(submission, tol, draw, "concat_score")
+
+
+@additive
+def test_additive_nested_lists(submission, tol, draw):
+    """s, H and the weights are array_like: nested lists give the scores of the arrays."""
+    _nested_lists(submission, tol, draw, "additive_score")
+
+
+@dot
+def test_dot_nested_lists(submission, tol, draw):
+    """s and H are array_like: nested lists give the scores of the arrays."""
+    _nested_lists(submission, tol, draw, "dot_score")
+
+
+@general
+def test_general_nested_lists(submission, tol, draw):
+    """s, H and W_a are array_like: nested lists give the scores of the arrays."""
+    _nested_lists(submission, tol, draw, "general_score")
+
+
+@concat
+def test_concat_nested_lists(submission, tol, draw):
+    """s, H, W_a and v_a are array_like: nested lists give the scores of the arrays."""
+    _nested_lists(submission, tol, draw, "concat_score")
