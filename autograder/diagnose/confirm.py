@@ -25,6 +25,8 @@ from autograder.judge.compare import Parts, same_values
 
 #: Seed of the generator that permutes the re-drawn values (fixed: the same call is re-drawn alike on every seed).
 REDRAW_SEED = 20250
+#: Sizes up to this one are not cut by two.
+SMALLEST_CUT_BY_TWO = 5
 #: In a function given a generator, counts this large are numbers of samples, which a re-draw keeps.
 SAMPLE_COUNT = 50
 #: What a bug's hint claims, by the last part of its id: (localisation variation, "applies" to the call, or the
@@ -79,6 +81,17 @@ def _cut_by_one(case: Case) -> dict | None:
     return _cut(case, {n: s - 1 for n, s in sizes.items() if s > 2 and n not in frozen})
 
 
+def _cut_by_two(case: Case) -> dict | None:
+    """Every named size above 5 cut by two (to 4 at least: below, d / 2, a rounded root and 1 coincide): sizes whose
+    roots or rounded roots coincide after a cut by one (a rounded sqrt(5) and sqrt(4)) rarely do after both."""
+    from autograder.diagnose.localise import _cut  # noqa: PLC0415
+    from autograder.diagnose.vocabulary import call_sizes, frozen_axes  # noqa: PLC0415
+
+    frozen = frozen_axes(case.function)
+    sizes = call_sizes(case.function, case.arguments)
+    return _cut(case, {n: s - 2 for n, s in sizes.items() if s > SMALLEST_CUT_BY_TWO and n not in frozen})
+
+
 def _counts_to_two(case: Case) -> dict | None:
     """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none); in
     a function that samples from a given generator, a count of :data:`SAMPLE_COUNT` or more (a number of samples) is
@@ -97,7 +110,7 @@ def redraws(case: Case) -> list[Case]:
     from autograder.diagnose.localise import OBSERVATION_CALLS  # noqa: PLC0415
 
     found = []
-    for build in (_permuted, _cut_by_one, _counts_to_two):
+    for build in (_permuted, _cut_by_one, _cut_by_two, _counts_to_two):
         if not case.calls_left(OBSERVATION_CALLS):
             break
         try:

@@ -17,6 +17,7 @@ from autograder.diagnose.localise import localisation
 from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
 from autograder.diagnose.probes.finding import Finding
+from autograder.diagnose.probes.scale import undecided_scales
 from autograder.diagnose.probes.softmax import AMBIGUOUS_SHIFTS, shift_is_ambiguous
 from autograder.diagnose.registry import bug
 from autograder.engine.results import Diagnosis
@@ -43,8 +44,9 @@ def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
     ambiguous = shift_is_ambiguous(case)
     if ambiguous:  # two shifts explain the call alike: neither is named, nor a vaguer guess (the shift explains it)
         found = [(f, p) for f, p in found if f.id.rsplit(".", 1)[-1] not in AMBIGUOUS_SHIFTS]
-    kept = confirmed(case, found)
-    if not kept and not ambiguous:
+    confirmed_ones = confirmed(case, found)
+    kept = undecided_scales(case, confirmed_ones)
+    if not kept and not ambiguous and kept == confirmed_ones:  # two scales left undecided: no vaguer guess either
         kept = confirmed(case, [(finding, probe) for probe in FALLBACK_PROBES for finding in probe(case)])
     return kept
 
@@ -84,8 +86,16 @@ def observed(case: Case) -> tuple[Diagnosis, ...]:
 
 
 def observed_shape(case: Case) -> tuple[Diagnosis, ...]:
-    """What a result with the right values in a shape with a size-1 axis too many or too few shows: that shape,
-    as a relation (no call into the student's function)."""
+    """What a result with the right values in a shape with a size-1 axis too many or too few shows: that axis, named
+    (no call into the student's function); another shape change as a relation."""
+    outputs = case.contract.outputs
+    for index, (got, want) in enumerate(zip(getattr(case.student, "arrays", ()), case.reference.arrays)):
+        if got.shape == want.shape or abs(got.ndim - want.ndim) != 1:
+            continue
+        facts = {"part": outputs[index].name if index < len(outputs) else str(index), "shape": str(got.shape),
+                 "expected": str(want.shape)}
+        return explain(case.function, [Finding("call.extra_unit_axis" if got.ndim > want.ndim else "call.missing_unit_axis",
+                                               facts)])
     related = relation(case)
     return () if related is None else (Diagnosis(RELATION_ID, msg("Compared with the expected result: {relation}.",
                                                                     relation=related)),)

@@ -26,6 +26,8 @@ from autograder.i18n import Message, joined, msg
 RELATION_RTOL = 1e-4
 #: Absolute tolerance of a fitted relation, relative to the largest expected entry.
 RELATION_ATOL = 1e-6
+#: A factor this close to 1 is stated as none: it prints as 1 and is what rounding leaves.
+UNIT_FACTOR = 5e-4
 #: Smallest factor stated as a relation.
 SMALLEST_FACTOR = 1e-3
 #: Largest number of trailing axes whose orders are tried (6 orders for 3 axes).
@@ -104,7 +106,7 @@ def _factor(s: np.ndarray, e: np.ndarray) -> float | None:
     if denominator == 0.0:
         return None
     factor = float(np.sum(s * e) / denominator)
-    if not np.isfinite(factor) or abs(factor) < SMALLEST_FACTOR or abs(factor - 1.0) <= 1e-6:
+    if not np.isfinite(factor) or abs(factor) < SMALLEST_FACTOR or abs(factor - 1.0) <= UNIT_FACTOR:
         return None  # a factor near 0 is a result near 0: no relation to the expected one worth stating
     return factor if _close(s, factor * e) else None
 
@@ -217,10 +219,27 @@ def relation(case: Case) -> Message | None:
     return joined(said)
 
 
+#: Differences up to this share of the largest expected entry are small: what rounding or a lower precision leaves.
+SMALL_DIFFERENCE = 1e-3
+
+
+def _small_difference(student: np.ndarray, expected: np.ndarray) -> float | None:
+    """The largest difference when every entry is finite and off by at most a small share of the values, else None."""
+    if student.dtype.kind != "f" or expected.dtype.kind != "f" or not (np.isfinite(student).all() and np.isfinite(expected).all()):
+        return None
+    largest = float(np.max(np.abs(student.astype(np.float64) - expected), initial=0.0))
+    return largest if 0 < largest <= SMALL_DIFFERENCE * float(np.max(np.abs(expected), initial=0.0)) else None
+
+
 def _part_relation(case: Case, index: int, student: np.ndarray, expected: np.ndarray, axes: tuple, sizes) -> Message | None:
     """One wrong part's relation to the expected part: of the expected alone, else to the call's inputs."""
     if student.shape != expected.shape:
         return other_shape_relation(student, expected) or shape_relation(case, student, expected, axes)
+    largest = _small_difference(student, expected)
+    if largest is not None:  # off by small amounts alone: no factor, term or order to state
+        return msg("it differs from the expected one by small amounts only (at most {size}), beyond the tolerance: a "
+                   "rounding (np.round, a format) or a lower precision (float16, float32) on the way",
+                   size=f"{largest:.2g}")
     follows = (lambda factor: followed_size(case, index, factor, sizes))
     found = same_shape_relation(student, expected, axes, follows)
     if found is None and student.dtype.kind in "fiub" and expected.dtype.kind in "fiub":

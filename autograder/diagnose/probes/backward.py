@@ -10,6 +10,7 @@ is the right one times ``1/sqrt(d_k)`` divided twice, one returned transposed.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -18,7 +19,7 @@ from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.diagnose.relate import _close, _factor, _finite_pair, followed_size
 from autograder.diagnose.vocabulary import call_sizes
-from autograder.judge.compare import Parts
+from autograder.judge.compare import Parts, reference_function
 
 #: The size whose square root the attention's scores are divided by.
 SCALED_SIZE = "d_k"
@@ -128,7 +129,24 @@ def attention_backward_behaviour(case: Case) -> list[Finding]:
         factors[name] = factor
     if twice or inverted:
         return own(case.function, "scaled_twice" if twice else "scale_inverted", gradients=" and ".join(twice or inverted))
-    return _scaled_by_another_size(case, factors, sizes)
+    return _scaled_by_another_size(case, factors, sizes) or _step_skipped(case)
+
+
+def _step_skipped(case: Case) -> list[Finding]:
+    """Every wrong gradient what the reference gives with one graded step it calls left out, one of that step's
+    inputs passed on as its output (dS taken as dA: the softmax backward step skipped)."""
+    wrong = _gradient_parts(case)
+    for step in case.contract.calls if wrong else ():
+        for position, argument in enumerate(list(inspect.signature(reference_function(step)).parameters)[:2]):
+            def passed_on(*args, position=position, **_kwargs):
+                return np.asarray(args[position], dtype=float)
+
+            skipped = case.reference_with(dependencies={step: passed_on})
+            if isinstance(skipped, Parts) and len(skipped.arrays) == len(case.reference.arrays) \
+                    and all(case.part_matches(index, skipped.arrays[index]) for _, index, _, _ in wrong):
+                return [Finding("call.step_skipped", {"gradients": " and ".join(name for name, *_ in wrong),
+                                                      "step": step, "argument": argument})]
+    return []
 
 
 def _scaled_by_another_size(case: Case, factors: dict, sizes: dict[str, int]) -> list[Finding]:

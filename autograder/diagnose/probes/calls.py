@@ -139,7 +139,8 @@ def _is_theory(case: Case) -> bool:
 
 
 def right_on_the_last_axis_only(case: Case) -> list[Finding]:
-    """A function of an ``axis`` that is right when the axis is the last one, wrong for another axis: no keepdims.
+    """A function of an ``axis`` that is right when the axis is the last one, wrong for another axis: a step works on
+    the last axis whatever ``axis`` says (a sum without keepdims, rows made by a reshape, a hard-coded -1).
 
     Every array argument with the axis is moved so that it comes last, the function is asked for
     ``axis=-1``, and its result moved back.
@@ -161,7 +162,7 @@ def right_on_the_last_axis_only(case: Case) -> list[Finding]:
     back = Parts(case.reference.is_tuple, tuple(np.moveaxis(part, -1, axis) for part in answer.arrays))
     if any(axis_order(s, e) is not None for s, e in zip(getattr(case.student, "arrays", ()), case.reference.arrays)):
         return []  # the right values with the axes in another order: the axis was moved and not moved back
-    return own(case.function, "no_keepdims") if case.matches_reference(back) else []
+    return [Finding("call.last_axis_only", {"axis": str(int(axis))})] if case.matches_reference(back) else []
 
 
 def mask_needs_full_shape(case: Case) -> list[Finding]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
+from autograder.i18n import N_, Message
 from autograder.inputs import RngSeed
 from autograder.judge.compare import Parts
 
@@ -102,3 +103,36 @@ def moment_estimator(case: Case) -> list[Finding]:
     if coefficients is None or np.allclose(coefficients, (1.0, -1.0, 0.0), atol=1e-6):
         return []
     return own(case.function, "estimator", formula=formula(coefficients, int(case.arguments[SAMPLES])))
+
+
+def _same_vector(rng, n: int, d_k: int):
+    q = rng.standard_normal((n, d_k))
+    return q, q
+
+
+#: Other ways to draw the vectors from the generator it is given, by how the hint says them.
+OTHER_DRAWS = (
+    (N_("one draw used for both q and k (q = k = rng.standard_normal(...))"), _same_vector),
+    (N_("uniform draws on [0, 1) (rng.random) instead of standard normal ones"),
+     lambda rng, n, d_k: (rng.random((n, d_k)), rng.random((n, d_k)))),
+    (N_("one query vector for every sample (q of shape (d_k,))"),
+     lambda rng, n, d_k: (rng.standard_normal(d_k), rng.standard_normal((n, d_k)))),
+)
+#: Relative tolerance when another scheme's variances are matched with the student's.
+DRAWS_RTOL = 1e-6
+
+
+def other_draws(case: Case) -> list[Finding]:
+    """The variances (either estimator the docstring accepts) of vectors drawn another way from the same generator."""
+    seed, d_k, n = (case.arguments.get(name) for name in (GENERATOR, DIMENSION, SAMPLES))
+    answers = _answers(case.student)
+    if not isinstance(seed, RngSeed) or answers is None or not isinstance(d_k, (int, np.integer)) or not isinstance(n, (int, np.integer)) or n < 2:
+        return []
+    for said, draw in OTHER_DRAWS:
+        q, k = draw(seed.generator(), int(n), int(d_k))
+        x = np.sum(q * k, axis=-1)
+        for ddof in (0, 1):
+            expected = (float(np.var(x, ddof=ddof)), float(np.var(x / math.sqrt(d_k), ddof=ddof)))
+            if all(math.isclose(a, e, rel_tol=DRAWS_RTOL) for a, e in zip(answers, expected)):
+                return own(case.function, "other_draws", draws=Message(said, {}))
+    return []

@@ -35,6 +35,9 @@ def split_by_head_size(case: Case) -> list[Finding]:
             continue
         if d_model and got.shape[-3] == d_model // heads != heads and got.shape[:-3] + got.shape[-2:] == want.shape[:-3] + want.shape[-2:]:
             return own(case.function, "split_by_head_size", got=str(got.shape[-3]), num_heads=str(heads))
+    if d_model and d_model % heads == 0 and d_model // heads != heads \
+            and case.explains(case.reference_with(**{HEADS: d_model // heads})):  # the split of heads of num_heads features
+        return own(case.function, "split_by_head_size", got=str(d_model // heads), num_heads=str(heads))
     return []
 
 

@@ -138,23 +138,67 @@ def axis_moved(case: Case) -> list[Finding]:
     return []
 
 
+#: Fewest entries along an axis for a shorter part to tell "one short" from "only one entry" (two entries make them one).
+FEWEST_TOLD_APART = 3
+
+
 def one_entry_short(case: Case) -> list[Finding]:
     """A part that is the expected one without its last (or first) entry along one axis: a slice end one too small
-    (an inclusive end written as Python's exclusive one), a range one short."""
+    (an inclusive end written as Python's exclusive one), a range one short; or that keeps only its first (or last)
+    entry there, as an index that drops the wrong axis does (``[..., 0]`` where ``[..., 0, :]`` belongs)."""
     student = case.student
     if not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
         return []
     for index, (got, want) in enumerate(zip(student.arrays, case.reference.arrays)):
-        if got.ndim != want.ndim or got.dtype.kind not in "biuf":
+        if got.ndim != want.ndim or got.dtype.kind not in "biuf" or got.size == 0:
             continue
         differing = [axis for axis in range(want.ndim) if got.shape[axis] != want.shape[axis]]
-        if len(differing) != 1 or got.shape[differing[0]] != want.shape[differing[0]] - 1 or got.size == 0:
+        if len(differing) != 1 or want.shape[differing[0]] < FEWEST_TOLD_APART:
             continue
-        axis = differing[0]
-        for end, kept in ((N_("last"), np.take(want, range(want.shape[axis] - 1), axis=axis)),
-                          (N_("first"), np.take(want, range(1, want.shape[axis]), axis=axis))):
-            if np.allclose(got, kept, rtol=case.tol.rtol, atol=case.tol.atol, equal_nan=True):
-                return [Finding("call.one_entry_short", {"axis": str(axis - want.ndim), "end": Message(end, {})})]
+        axis, n = differing[0], want.shape[differing[0]]
+        if got.shape[axis] == n - 1:
+            kept, bug = ((N_("last"), range(n - 1)), (N_("first"), range(1, n))), "call.one_entry_short"
+        elif got.shape[axis] == 1:
+            kept, bug = ((N_("first"), [0]), (N_("last"), [n - 1])), "call.one_entry_only"
+        else:
+            continue
+        for end, entries in kept:
+            if np.allclose(got, np.take(want, entries, axis=axis), rtol=case.tol.rtol, atol=case.tol.atol, equal_nan=True):
+                return [Finding(bug, {"axis": str(axis - want.ndim), "end": Message(end, {}), "size": str(n)})]
+    return []
+
+
+def _same_shaped_wrong_parts(case: Case):
+    """(index, expected part) of each wrong part whose shape is the expected one."""
+    student = case.student
+    if not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
+        return []
+    return [(index, want) for index, (got, want) in enumerate(zip(student.arrays, case.reference.arrays))
+            if got.shape == want.shape and not case.part_matches(index, want)]
+
+
+def reversed_part(case: Case) -> list[Finding]:
+    """A part that is the expected one reversed along one axis (np.flip, [::-1], np.flipud): a range run backwards,
+    a triangle turned upside down."""
+    for index, want in _same_shaped_wrong_parts(case):
+        for axis in range(want.ndim):
+            flipped = np.flip(want, axis)
+            if want.shape[axis] > 1 and not np.array_equal(flipped, want) and case.part_matches(index, flipped):
+                return [Finding("call.reversed_axis", {"part": part_name(case.function, index, case.reference.is_tuple),
+                                                       "axis": str(axis - want.ndim)})]
+    return []
+
+
+def shifted_by_maximum(case: Case) -> list[Finding]:
+    """A part that is the expected one minus its maximum along one axis (its largest entry 0 in every slice): a
+    stability shift applied to a result that is not a softmax's input."""
+    for index, want in _same_shaped_wrong_parts(case):
+        if want.dtype.kind != "f" or not np.isfinite(want).all():
+            continue
+        for axis in range(want.ndim):
+            if want.shape[axis] > 1 and case.part_matches(index, want - np.max(want, axis=axis, keepdims=True)):
+                return [Finding("call.shifted_by_maximum", {"part": part_name(case.function, index, case.reference.is_tuple),
+                                                            "axis": str(axis - want.ndim)})]
     return []
 
 

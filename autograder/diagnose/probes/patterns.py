@@ -14,7 +14,7 @@ import numpy as np
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.arrangement import arrangement
-from autograder.diagnose.probes.estimator import moment_estimator
+from autograder.diagnose.probes.estimator import moment_estimator, other_draws
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.judge.compare import Parts
 from autograder.i18n import msg
@@ -96,6 +96,9 @@ def variance_of_other_draws(case: Case) -> list[Finding]:
     same_draws = any(case.part_matches(i, want) for i, want in enumerate(case.reference.arrays))
     if right_size and allowed < MEANINGFUL_ERROR and not same_draws:  # one variance right: the draws are the documented ones
         return moment_estimator(case) or own(case.function, "draw_order")
+    drawn_otherwise = other_draws(case)
+    if drawn_otherwise:
+        return drawn_otherwise
     scaled_right = values[1] > 0 and math.isclose(values[0] / values[1], d_k, rel_tol=1e-6)
     if scaled_right and d_k > 1:  # the scaling is right, the dot products' variance is not: other draws than N(0, 1)
         return own(case.function, "raw_variance_off", ratio=f"{values[0] / d_k:.3g}")

@@ -73,9 +73,17 @@ def classify(function: str, scale: float, d: int, others: dict[str, int]) -> lis
     """The bug a measured scale ``scale`` stands for, where ``sqrt(d)`` is right."""
     if _close(scale, math.sqrt(d)):
         return []
+    wrong = {"scale": f"{scale:.4g}", "expected": f"{math.sqrt(d):.4g}", "d_k": str(d)}
+    if _close(scale, d / 2):  # d ** 1/2 read as (d ** 1) / 2; another size's root or, for d = 2, no scaling may fit too
+        other = [f for f in _classified(function, scale, d, others, wrong)
+                 if f.id.rsplit(".", 1)[-1].startswith("scale_by") or f.id.endswith(".no_scaling")]
+        return own(function, "half_dk", **wrong) + other  # every fit: the re-draws and undecided_scales tell them apart
+    return _classified(function, scale, d, others, wrong)
+
+
+def _classified(function: str, scale: float, d: int, others: dict[str, int], wrong: dict) -> list[Finding]:
     if _close(scale, 1.0):
         return own(function, "no_scaling")
-    wrong = {"scale": f"{scale:.4g}", "expected": f"{math.sqrt(d):.4g}", "d_k": str(d)}
     if _close(scale, d):
         return own(function, "scale_by_dk") or own(function, "wrong_scale", **wrong)
     for name, size in others.items():
@@ -90,6 +98,22 @@ def classify(function: str, scale: float, d: int, others: dict[str, int]) -> lis
     if 2 <= round(square) <= LARGEST_CONSTANT_SQUARE and _close(square, round(square)):
         return own(function, "hard_coded_scale", scale=f"{scale:.4g}", d_k_it_fits=str(round(square)))
     return own(function, "wrong_scale", **wrong)
+
+
+def undecided_scales(case: Case, kept: list[Finding]) -> list[Finding]:
+    """``kept`` without the scales this call cannot tell apart, whichever finder named them: d / 2 beside the root of
+    another size that equals it; for d = 2, d / 2, sqrt(d) rounded down and no scaling are all 1; for d = 3, sqrt(d)
+    rounded down is 1 too."""
+    def last(finding: Finding) -> str:
+        return finding.id.rsplit(".", 1)[-1]
+
+    suffixes = {last(f) for f in kept}
+    if "half_dk" in suffixes and any(s.startswith("scale_by") for s in suffixes):
+        kept = [f for f in kept if not last(f).startswith(("half_dk", "scale_by"))]
+    sizes = scale_sizes(case) if {"no_scaling", "half_dk"} & suffixes else None
+    if sizes is not None and math.isqrt(sizes[0]) == 1 < sizes[0]:
+        kept = [f for f in kept if last(f) not in ("no_scaling", "integer_sqrt", "half_dk")]
+    return kept
 
 
 def attention_scale(case: Case) -> list[Finding]:

@@ -23,7 +23,7 @@ from attn_reference.softmax import softmax as reference_softmax
 from autograder.diagnose.case import Case
 from autograder.diagnose.probes.finding import Finding, own
 from autograder.judge.compare import Parts, Raised, run
-from autograder.judge.messages import distribution_axis
+from autograder.judge.messages import distribution_axis, part_name
 from autograder.diagnose.phrases import axis_of
 
 #: Weights below this are treated as zero when fitting (their logarithm says nothing).
@@ -77,13 +77,30 @@ def global_shift(x, axis: int = -1) -> np.ndarray:
         return exps / np.sum(exps, axis=axis, keepdims=True)
 
 
-def shift_along_first_axis(x, axis: int = -1) -> np.ndarray:
-    """Shift by the maxima along the first axis (np.max(x, axis=0)), divide by each slice's sum: each entry of a slice
-    loses another number, so the weights change."""
-    scores = _scores(x)
-    with np.errstate(all="ignore"):
-        exps = np.exp(scores - np.max(scores, axis=0, keepdims=True))
-        return exps / np.sum(exps, axis=axis, keepdims=True)
+def shifted_along(other: int) -> Callable:
+    """A softmax that shifts by the maxima along axis ``other`` (np.max(x, axis=other)) and divides by each slice's sum
+    along the asked axis: each entry of a slice loses another number, so the weights change."""
+
+    def variant(x, axis: int = -1) -> np.ndarray:
+        scores = _scores(x)
+        with np.errstate(all="ignore"):
+            exps = np.exp(scores - np.max(scores, axis=other, keepdims=True))
+            return exps / np.sum(exps, axis=axis, keepdims=True)
+
+    return variant
+
+
+def _shift_along_other_axis(case: Case, part: int) -> list[Finding]:
+    """The weights a shift by the maxima along another axis than the normalised one gives (finite weights only: NaN
+    rows coincide with other bugs)."""
+    weights, logits = case.student_part(part), _logits(case)
+    if weights is None or logits is None or weights.dtype.kind != "f" or not np.isfinite(weights).all():
+        return []
+    normalised = distribution_axis(case.function, case.args, case.kwargs)[1] % logits.ndim
+    for other in range(logits.ndim):
+        if other != normalised and case.explains(with_softmax(case, shifted_along(other)), only_part=part):
+            return [Finding("call.shift_along_other_axis", {"axis": str(other - logits.ndim)})]
+    return []
 
 
 def global_normalisation(x, axis: int = -1) -> np.ndarray:
@@ -181,13 +198,23 @@ def variants(case: Case) -> list[Finding]:
         (global_normalisation, "global_normalization"),
     )
     explained = [suffix for variant, suffix in checks if case.explains(with_softmax(case, variant), only_part=part)]
-    weights = case.student_part(part)
-    finite = weights is not None and weights.dtype.kind == "f" and bool(np.isfinite(weights).all())
-    if not explained and finite and case.explains(with_softmax(case, shift_along_first_axis), only_part=part):
-        return [Finding("call.shift_along_first_axis")]
+    if not explained:
+        return _shift_along_other_axis(case, part)
     if set(AMBIGUOUS_SHIFTS) <= set(explained):
         explained = [suffix for suffix in explained if suffix not in AMBIGUOUS_SHIFTS]  # this call tells neither apart
     return own(case.function, explained[0]) if explained else []  # the first: later ones are less specific
+
+
+def scores_for_weights(case: Case) -> list[Finding]:
+    """Weights that are the scores the softmax should have been given: the softmax left out of the result."""
+    located = _distribution(case)
+    if located is None or case.function == SOFTMAX:
+        return []
+    logits, weights = _logits(case), case.student_part(located[0])
+    if logits is None or weights is None or weights.shape != logits.shape or not case.part_matches(located[0], logits):
+        return []
+    return own(case.function, "no_softmax") or [Finding("call.scores_for_weights", {
+        "part": part_name(case.function, located[0], case.reference.is_tuple)})]  # the course's name first, if it has one
 
 
 def _logits(case: Case) -> np.ndarray | None:

@@ -224,6 +224,20 @@ def test_one_entry_short_silent_on_right_heads_and_on_a_shorter_axis_of_other_va
     assert outputs.one_entry_short(case_of("split_heads", (X, 3), student=other)) == []
 
 
+def test_one_entry_only_names_general_scores_that_keep_the_first_position():
+    s, H, W = normal((4, 6), "first"), normal((4, 5, 7), "first-H"), normal((6, 7), "first-W")
+    first_only = lambda s, H, W_a: np.einsum("...i,ij,...tj->...t", s, W_a, H)[..., :1]  # noqa: E731
+    found = outputs.one_entry_short(case_of("general_score", (s, H, W), student=first_only))
+    assert [(f.id, f.facts["axis"], str(f.facts["end"]), f.facts["size"]) for f in found] == [
+        ("call.one_entry_only", "-1", "first", "5")]
+
+
+def test_one_entry_short_and_only_silent_where_two_entries_make_them_one():
+    s, H, W = normal((4, 6), "two"), normal((4, 2, 7), "two-H"), normal((6, 7), "two-W")
+    first_only = lambda s, H, W_a: np.einsum("...i,ij,...tj->...t", s, W_a, H)[..., :1]  # noqa: E731
+    assert outputs.one_entry_short(case_of("general_score", (s, H, W), student=first_only)) == []
+
+
 # ------------------------------------------------------------------ heads
 
 
@@ -432,7 +446,7 @@ def test_variants_names_a_context_vector_shifted_by_the_maxima_of_the_first_axis
         return np.einsum("...t,...td->...d", alpha, H), alpha
 
     scores, H = context_args()
-    assert softmax.variants(case_of(CONTEXT, (scores, H), student=column_maxima)) == [Finding("call.shift_along_first_axis", {})]
+    assert softmax.variants(case_of(CONTEXT, (scores, H), student=column_maxima)) == [Finding("call.shift_along_other_axis", {"axis": "-2"})]
 
 
 def test_scale_by_other_names_scores_divided_by_the_root_of_the_number_of_keys():
@@ -458,8 +472,9 @@ def test_what_these_probes_name_never_moves_a_score():
     from autograder.scoring import CONTRACT_DIAGNOSES
 
     named_here = {"call.not_shift_invariant", "call.blocked_keys_matter", "call.part_without_mask", "call.overflows",
-                  "call.axis_moved", "call.inplace_product", "call.batch_of_one_argument", "call.one_entry_short",
+                  "call.axis_moved", "call.inplace_product", "call.batch_of_one_argument", "call.one_entry_short", "call.one_entry_only",
                   "call.mask_multiplied", "call.finite_mask_fill", "call.array_like", "call.mean_for_sum",
-                  "call.one_batch_axis_only", "call.shift_along_first_axis"}
+                  "call.one_batch_axis_only", "call.shift_along_other_axis", "call.reversed_axis",
+                  "call.shifted_by_maximum", "call.scores_for_weights", "call.step_skipped", "call.last_axis_only"}
     assert named_here <= {bug.id for bug in ENGINE_BUGS}
     assert not named_here & CONTRACT_DIAGNOSES

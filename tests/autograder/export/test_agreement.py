@@ -3,8 +3,9 @@
 nbgrader: ``generate_assignment``, then one ``autograde`` of the solution, the release stub
 nbgrader made, three buggy notebooks and the one-line reference import, then ``export``, in a
 kernel that can import ``attn_reference`` (this venv's): the grade cells do not need it, and the
-import scores what ``attn-course grade`` gives it. otter: ``otter run`` on the same notebooks but
-the reference import (its import-policy cases are checked in-process, test_kernel_check). Both to
+import scores what ``attn-course grade`` gives it. otter: ``otter run`` on the solution, the stub and the
+first buggy notebook (each run starts its own kernel, about 20 s; the import-policy cases are checked
+in-process, test_kernel_check). Both to
 1e-4 of ``attn-course grade --seed <the export's seed>``, without the credit ``grade`` carries
 forward from a wrong upstream function (the kernel cannot carry it: docs/threat-model.md); the
 reference import to 1e-4 of ``grade``'s score itself (its downstream functions call the imported
@@ -101,7 +102,8 @@ def test_otter_run_gives_our_scores(notebooks):
     work, context, _, files, graded = notebooks
     export_to(TARGETS["otter"], context, work / "otter")
     zip_path = work / "otter" / ASSIGNMENT.id / "autograder.zip"
-    names = [name for name in files if name != "trudy"]
+    buggy = [name for name in files if name not in ("trudy", "solution", "stub")]
+    names = ["solution", "stub", buggy[0]]  # one buggy notebook: each otter run costs ~20 s (its kernel); nbgrader grades all
     scores = {name: agreement.otter(zip_path, files[name], work).score for name in names}
     assert scores == pytest.approx(_in_kernel(graded, names), abs=TOLERANCE)
 

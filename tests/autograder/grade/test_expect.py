@@ -322,6 +322,6 @@ def test_right_values_with_a_size_one_axis_too_many_are_explained_by_their_shape
     s, H = np.arange(6.0).reshape(2, 3) / 7, np.arange(24.0).reshape(2, 4, 3) / 11
     scores = reference_output("dot_score", (s, H), {})
     judged = verdict("dot_score", (s, H), {}, scores[..., None])
-    assert judged.contract and [d.id for d in judged.diagnoses] == ["observed.relation"]
+    assert judged.contract and [d.id for d in judged.diagnoses] == ["call.extra_unit_axis"]
     assert "an extra axis of size 1" in judged.diagnoses[0].hint and "(2, 4, 1)" in judged.diagnoses[0].hint
     assert verdict("dot_score", (s, H), {}, scores).diagnoses == ()

@@ -273,7 +273,8 @@ QUOTING_STUDENTS = {"ben", "max", "nia"}
 
 
 def test_chinese_feedback_leaves_no_english_sentence_but_what_the_student_wrote(sample_results):
-    assert sample_results["chen"].diagnoses == ["attention.no_scaling"]
+    # the one bug named (a test whose d_k is 2 or 3 cannot tell no scaling from a rounded root: it states a condition)
+    assert [d for d in sample_results["chen"].diagnoses if not d.startswith("observed.")] == ["attention.no_scaling"]
     ivy = sample_results["ivy"].questions  # her variance experiment loops forever
     assert next(q for q in ivy if q.function == "dot_product_variance").tests[0].kind == "timeout"  # said in Chinese too
     for student, result in sample_results.items():
