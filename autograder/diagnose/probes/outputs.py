@@ -149,6 +149,9 @@ def one_entry_short(case: Case) -> list[Finding]:
     student = case.student
     if not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
         return []
+    mask = case.arguments.get("mask")
+    if mask is not None and not np.all(np.asarray(mask, dtype=bool)):
+        return []  # entries dropped where the mask blocks them (boolean indexing) are no slice cut one short
     for index, (got, want) in enumerate(zip(student.arrays, case.reference.arrays)):
         if got.ndim != want.ndim or got.dtype.kind not in "biuf" or got.size == 0:
             continue

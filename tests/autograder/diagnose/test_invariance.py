@@ -238,6 +238,22 @@ def test_one_entry_short_and_only_silent_where_two_entries_make_them_one():
     assert outputs.one_entry_short(case_of("general_score", (s, H, W), student=first_only)) == []
 
 
+def test_one_entry_short_silent_on_a_context_that_drops_its_padded_positions():
+    from tests.autograder.diagnose.test_probes import CONTEXT, context_args  # noqa: PLC0415
+
+    def dropping(scores, H, mask=None):  # boolean indexing: the padded (last) position is left out of alpha
+        keep = np.asarray(mask, dtype=bool)
+        e = np.exp(scores[keep] - scores[keep].max())
+        alpha = e / e.sum()
+        return alpha @ H[keep], alpha
+
+    scores, H = context_args()
+    scores, H = scores[0], H[0]
+    mask = np.ones(scores.shape[-1], dtype=bool)
+    mask[-1] = False
+    assert outputs.one_entry_short(case_of(CONTEXT, (scores, H, mask), student=dropping)) == []
+
+
 # ------------------------------------------------------------------ heads
 
 
