@@ -71,25 +71,25 @@ def _permuted(case: Case) -> dict | None:
     return changes or None
 
 
-def _cut_by_one(case: Case) -> dict | None:
-    """Every named size above 2 cut by one (None when nothing changes)."""
+def _cut_by(case: Case, step: int, above: int) -> dict | None:
+    """Every named size above ``above`` cut by ``step`` (None when nothing changes)."""
     from autograder.diagnose.localise import _cut  # noqa: PLC0415  (the cut of sizes lives with the localisation)
     from autograder.diagnose.vocabulary import call_sizes, frozen_axes  # noqa: PLC0415
 
     frozen = frozen_axes(case.function)
-    sizes = call_sizes(case.function, case.arguments)
-    return _cut(case, {n: s - 1 for n, s in sizes.items() if s > 2 and n not in frozen})
+    return _cut(case, {n: s - step for n, s in call_sizes(case.function, case.arguments).items() if s > above and n not in frozen})
+
+
+def _cut_by_one(case: Case) -> dict | None:
+    """Every named size above 2 cut by one."""
+    return _cut_by(case, 1, 2)
 
 
 def _cut_by_two(case: Case) -> dict | None:
-    """Every named size above 5 cut by two (to 4 at least: below, d / 2, a rounded root and 1 coincide): sizes whose
-    roots or rounded roots coincide after a cut by one (a rounded sqrt(5) and sqrt(4)) rarely do after both."""
-    from autograder.diagnose.localise import _cut  # noqa: PLC0415
-    from autograder.diagnose.vocabulary import call_sizes, frozen_axes  # noqa: PLC0415
-
-    frozen = frozen_axes(case.function)
-    sizes = call_sizes(case.function, case.arguments)
-    return _cut(case, {n: s - 2 for n, s in sizes.items() if s > SMALLEST_CUT_BY_TWO and n not in frozen})
+    """Every named size above :data:`SMALLEST_CUT_BY_TWO` cut by two (to 4 at least: below, d / 2, a rounded root and 1
+    coincide): sizes whose roots or rounded roots coincide after a cut by one (a rounded sqrt(5) and sqrt(4)) rarely
+    do after both."""
+    return _cut_by(case, 2, SMALLEST_CUT_BY_TWO)
 
 
 def _counts_to_two(case: Case) -> dict | None:

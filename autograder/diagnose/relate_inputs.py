@@ -62,10 +62,6 @@ def swapped_arguments(case: Case) -> Message | None:
     return None
 
 
-#: A term smaller than this share of the expected values is no term: rounding leaves differences of that size.
-SIZEABLE_TERM = 1e-3
-
-
 def _constant_along(values: np.ndarray, axis: int, close) -> bool:
     return values.shape[axis] > 1 and close(values, np.broadcast_to(np.mean(values, axis=axis, keepdims=True), values.shape))
 
@@ -88,10 +84,9 @@ def argument_relation(case: Case, student: np.ndarray, expected: np.ndarray, axe
                                    (-1.0, N_("it is the expected one minus {argument}"))):
                     if close(s, e + sign * value):
                         return Message(text, {"argument": name})
-                term = (s - e) / value
-                sizeable = np.max(np.abs(s - e)) > SIZEABLE_TERM * max(float(np.max(np.abs(e))), 1e-12)
+                term = (s - e) / value  # differences too small for a term are stated before (relate._small_difference)
                 for axis in range(-e.ndim, 0):
-                    if sizeable and _constant_along(term, axis, close):
+                    if np.any(np.abs(term) > 1e-9) and _constant_along(term, axis, close):
                         return msg("it differs from the expected one by {argument} times a term constant along "
                                    "{axis}: the term subtracted or added along that axis is not the right one",
                                    argument=name, axis=axis_of(axes, axis, e.ndim))

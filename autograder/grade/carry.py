@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from autograder.errors import SubmissionError
-from autograder.judge.compare import contract, reference_function
+from autograder.judge.compare import contract, reference_function, same_values, split
 
 
 def upstream_of(function: str, questions: tuple[str, ...]) -> tuple[str, ...]:
@@ -95,22 +95,30 @@ def standin_caller(subject, function: str, upstream: tuple[str, ...]) -> Callabl
     return call
 
 
-def holds_or_carried(subject, function: str, args: tuple, kwargs: dict, result, condition: Callable[[object], bool]) -> bool:
+def holds_or_carried(subject, tol, function: str, args: tuple, kwargs: dict, result,
+                     condition: Callable[[object], bool]) -> bool:
     """Whether ``condition`` holds on ``result`` (a call's right-valued result), or else on ``function``'s own result
-    with its failing upstream functions answered by the reference; then the pass is carried from them.
+    with its failing upstream functions answered by the reference, that result right as well; then the pass is
+    carried from them.
 
     An exact property checked after the values (a masked query's gradient exactly 0) can fail through an upstream's
-    tiny error alone (its softmax_backward clipping weights at 1e-10): the downstream is not charged for it.
+    tiny error alone (its softmax_backward clipping weights at 1e-10): the downstream is not charged for it. The
+    re-check's result is held to the reference like any re-check's: a function that answers the re-check with
+    something else than the right values gains nothing from it.
     """
+    from autograder.grade.expect import _failing_upstream, reference_parts, tolerance_for  # noqa: PLC0415 (expect imports carry)
+
     if condition(result):
         return True
-    has_failed = getattr(subject, "has_failed", None)
-    upstream = tuple(name for name in upstream_of(function, getattr(subject, "questions", ())) if has_failed(name)) \
-        if has_failed is not None else ()
+    upstream = _failing_upstream(subject, function)
     rechecked = recheck(subject, function, upstream, args, kwargs)
-    if rechecked is None or isinstance(rechecked, SubmissionError) or not condition(rechecked.result):
+    if rechecked is None or isinstance(rechecked, SubmissionError):
         return False
-    carry = getattr(subject, "carry_from", None)
-    if carry is not None:
-        carry(upstream)
+    try:
+        right = same_values(reference_parts(function, args, kwargs), split(rechecked.result), tolerance_for(args, kwargs, tol))
+    except ValueError:
+        return False
+    if not (right and condition(rechecked.result)):
+        return False
+    subject.carry_from(upstream)
     return True

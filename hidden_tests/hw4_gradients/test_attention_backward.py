@@ -129,7 +129,7 @@ def test_padding_queries_get_exactly_zero_gradient(submission, tol, draw):
     A = softmax(scores)  # (B, L_q, L_k): the padding query's row is uniform, not 0
     actual = expect_reference(submission, tol, FUNCTION, Q, K, V, A, dZ, mask, what=msg("attention backward with padding"))
     if actual is not None and not submission.carried:
-        exact = holds_or_carried(submission, FUNCTION, (Q, K, V, A, dZ, mask), {}, actual,
+        exact = holds_or_carried(submission, tol, FUNCTION, (Q, K, V, A, dZ, mask), {}, actual,
                                  lambda result: np.all(np.asarray(result[0])[-1, -1] == 0))
         expect(exact, msg("attention backward: a query with no allowed key should get a gradient of exactly 0"))
 

@@ -25,7 +25,8 @@ def _heads(case: Case) -> int | None:
 
 
 def split_by_head_size(case: Case) -> list[Finding]:
-    """A part with the head axis (-3) of size d_model / num_heads where num_heads is expected."""
+    """Heads split by their size: a part with the head axis (-3) of size d_model / num_heads where num_heads is
+    expected, or the reference's result for d_model / num_heads heads (each of num_heads features)."""
     heads, student = _heads(case), case.student
     if heads is None or not isinstance(student, Parts) or len(student.arrays) != len(case.reference.arrays):
         return []

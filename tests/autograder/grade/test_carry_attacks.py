@@ -259,3 +259,34 @@ def test_a_downstream_passing_its_upstream_arrays_that_only_broadcast_keeps_its_
         return tuple(1.5 * np.asarray(p) for p in _true_{function}(*args, **kwargs))
     """)
     assert _points(tmp_path, assignment, scaled, "both_wrong")[function] < _full(assignment, function)
+
+
+#: A softmax_backward that clips the weights at 1e-10 first: masked weights get a tiny gradient, not exactly 0.
+CLIPPING_UPSTREAM = """
+def softmax_backward(A, dA, axis=-1):
+    A, dA = np.asarray(A), np.asarray(dA)
+    dtype = np.float32 if A.dtype == dA.dtype == np.float32 else np.float64
+    A, dA = np.clip(A.astype(dtype), 1e-10, 1.0), dA.astype(dtype)
+    return A * (dA - np.sum(dA * A, axis=axis, keepdims=True))
+"""
+
+
+def test_an_exact_check_is_carried_only_by_a_re_check_whose_values_are_right(tmp_path):
+    """The exact zero of a query with no allowed key is carried from a clipping softmax_backward (honest control);
+    a downstream that answers the re-check, and only the re-check, with zeros (exactly 0 there too) gains nothing."""
+    assignment, function = _gradients_assignment()
+    honest = _points(tmp_path, assignment, _override(_solution(assignment), CLIPPING_UPSTREAM), "honest")
+    assert honest["softmax_backward"] < _full(assignment, "softmax_backward")
+    assert honest[function] == _full(assignment, function)
+    zeros_on_re_check = CLIPPING_UPSTREAM + f"""
+_own_softmax_backward = softmax_backward
+_true_{function} = {function}
+
+def {function}(*args, **kwargs):
+    out = _true_{function}(*args, **kwargs)
+    if softmax_backward is not _own_softmax_backward:  # the grader's stand-in is bound: a re-check
+        return tuple(np.zeros_like(np.asarray(p)) for p in out)
+    return out
+"""
+    attack = _points(tmp_path, assignment, _override(_solution(assignment), zeros_on_re_check), "attack")
+    assert attack[function] < honest[function]
