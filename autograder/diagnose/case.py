@@ -60,6 +60,7 @@ class Case:
     _student_calls: int = field(default=0, repr=False)
     _budgeted_calls: int = field(default=0, repr=False)
     _timed_out: bool = field(default=False, repr=False)
+    _redrawn: list | None = field(default=None, repr=False)
 
     @property
     def contract(self) -> Contract:

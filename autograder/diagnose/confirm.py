@@ -6,7 +6,8 @@ makes two scales equal) would name the wrong one. :func:`confirmed` re-draws the
 positions along each named size shuffled alike in every argument by a fixed generator (an
 undocumented array along its last axis), every named size cut by one, and every integer
 argument above 2 set to 2. It keeps a finding only when, on every re-draw where the student
-is still wrong, the finder that named it names it again. A bug whose hint states a condition
+is still wrong, the finder that named it names it again. The re-draws also scale large float inputs down to 1 at most.
+A bug whose hint states a condition
 ("right for one example, wrong on batched input") is kept only when that condition applies
 (:data:`CLAIMS`). The re-draws are fixed by the inputs, so every seed gives the same verdict
 on the same call.
@@ -92,6 +93,23 @@ def _cut_by_two(case: Case) -> dict | None:
     return _cut_by(case, 2, SMALLEST_CUT_BY_TWO)
 
 
+def _cut_by_count(case: Case) -> dict | None:
+    """Every named size that an integer argument above 1 (a number of heads) divides cut by that count, so that it
+    still divides them (None when there is no such count): the one cut a size a count must divide survives."""
+    from autograder.diagnose.localise import _cut  # noqa: PLC0415
+    from autograder.diagnose.vocabulary import call_sizes, frozen_axes, integer_arguments  # noqa: PLC0415
+
+    arguments = case.arguments
+    counts = [arguments[n] for n in integer_arguments(case.function) if isinstance(arguments.get(n), (int, np.integer))
+              and not isinstance(arguments[n], bool) and arguments[n] > 1]
+    if not counts:
+        return None
+    count = int(counts[0])
+    frozen = frozen_axes(case.function)
+    return _cut(case, {n: s - count for n, s in call_sizes(case.function, arguments).items()
+                       if s % count == 0 and s - count >= 2 and n not in frozen})
+
+
 def _counts_to_two(case: Case) -> dict | None:
     """Every integer argument above 2 (a count or a size such as a number of heads) set to 2 (None: there is none); in
     a function that samples from a given generator, a count of :data:`SAMPLE_COUNT` or more (a number of samples) is
@@ -105,12 +123,36 @@ def _counts_to_two(case: Case) -> dict | None:
     return changes or None
 
 
+def scaled_down(case: Case) -> dict | None:
+    """Every real argument (a mask aside) whose entries exceed 1 in size divided by its largest, so that none does
+    (None when none exceeds 1): on large inputs many wrong versions look alike (every weight of a row equal, NaN
+    everywhere), on ordinary ones they part."""
+    from autograder.diagnose.localise import _masks  # noqa: PLC0415  (localise imports the probes' helpers)
+
+    masks = _masks(case)
+    changes = {}
+    for name, value in case.arguments.items():
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu" or name in masks or not np.isfinite(value).any():
+            continue
+        largest = float(np.max(np.abs(value[np.isfinite(value)])))
+        if largest > 1.0:  # integers become float64 (they are computed in it), floats keep their type
+            changes[name] = (value / largest).astype(value.dtype if value.dtype.kind == "f" else np.float64)
+    return changes or None
+
+
 def redraws(case: Case) -> list[Case]:
-    """The failed call re-drawn (values permuted; sizes cut), as cases on which the student is still wrong."""
+    """The failed call re-drawn (values permuted; sizes cut), as cases on which the student is still wrong (made
+    once per case: every stage of the diagnosis confirms on the same re-draws)."""
+    if case._redrawn is None:  # noqa: SLF001
+        case._redrawn = _redrawn(case)  # noqa: SLF001
+    return case._redrawn  # noqa: SLF001
+
+
+def _redrawn(case: Case) -> list[Case]:
     from autograder.diagnose.localise import OBSERVATION_CALLS  # noqa: PLC0415
 
     found = []
-    for build in (_permuted, _cut_by_one, _cut_by_two, _counts_to_two):
+    for build in (_permuted, _cut_by_one, _cut_by_two, _cut_by_count, _counts_to_two, scaled_down):
         if not case.calls_left(OBSERVATION_CALLS):
             break
         try:
@@ -178,7 +220,7 @@ def confirmed(case: Case, found: Sequence[tuple[Finding, Finder]]) -> list[Findi
         if cases is None:
             cases = redraws(case)
         if id(finder) not in again:
-            again[id(finder)] = [{f.id for f in finder(other)} for other in cases]
-        if all(finding.id in ids for ids in again[id(finder)]):
+            again[id(finder)] = [{(f.id, f.key) for f in finder(other)} for other in cases]
+        if all((finding.id, finding.key) in ids for ids in again[id(finder)]):
             kept.append(finding)
     return kept

@@ -4,7 +4,7 @@ Each variation changes one thing about the failed call's own inputs (a bounded n
 calls into the student's function, through the sandboxed submission): batch axes dropped,
 or given to every argument; every named size cut to one common size, or to sizes that all
 differ; the other float precision; values scaled down; the mask in the full shape of the
-scores, or no mask. The reference is run on the same changed inputs. A variation on which
+scores, or no mask, or an absent mask given as one that allows everything. The reference is run on the same changed inputs. A variation on which
 the student's function is right tells the condition it fails under ("right without batch
 axes, wrong with them"); when none is right, the ones tried say what it fails even without.
 The argument roles and the named sizes come from the course's docstrings (:mod:`.vocabulary`)
@@ -28,10 +28,12 @@ from autograder.judge.tolerance import Tolerance
 
 #: Most calls into the student's function one localisation makes.
 MAX_LOCALISE_CALLS = 6
-#: Calls the confirmation of a named bug makes (its three re-draws and the checks of what its hint states).
-CONFIRM_CALLS = 5
+#: Variations tried beside the budget of :data:`MAX_LOCALISE_CALLS` (they apply to most calls and cost one call).
+UNCOUNTED = ("allowing_mask",)
+#: Calls the confirmation of a named bug makes (its six re-draws and the checks of what its hint states).
+CONFIRM_CALLS = 8
 #: The budget of calls the localisation, the relations (a size's check takes one) and the confirmation share.
-OBSERVATION_CALLS = MAX_LOCALISE_CALLS + 1 + CONFIRM_CALLS
+OBSERVATION_CALLS = MAX_LOCALISE_CALLS + len(UNCOUNTED) + 1 + CONFIRM_CALLS
 #: Variations still wrong that the "everywhere tried" sentence names (the first, most telling ones: a short line).
 STILL_WRONG_SHOWN = 3
 #: Inputs this large are tried scaled down even when nothing overflowed.
@@ -57,6 +59,7 @@ RIGHT_WHEN = {
     "no_empty_rows": N_("right once the positions along {axis} whose mask row allows nothing are left out, wrong with "
                         "them"),
     "no_mask": N_("right without a mask, wrong with one"),
+    "allowing_mask": N_("right when {name} is given with every entry True, wrong when it is None (no mask: every key is allowed)"),
     "count_one": N_("right when {name} = 1, wrong when it is {value}"),
     "count_two": N_("right when {name} = 2, wrong when it is {value}"),
     "python_int": N_("right when {name} is a Python int, wrong when it is the same number as a {type}"),
@@ -77,6 +80,7 @@ STILL_WRONG = {
     "no_size_one": N_("with no axis of size 1"),
     "no_empty_rows": N_("without the positions along {axis} whose mask row allows nothing"),
     "no_mask": N_("without a mask"),
+    "allowing_mask": N_("with {name} given as all True"),
     "count_one": N_("with {name} = 1"),
     "count_two": N_("with {name} = 2"),
     "python_int": N_("with {name} a Python int"),
@@ -260,6 +264,19 @@ def no_mask(case: Case) -> tuple[dict, dict] | None:
     return ({}, {name: None for name in masks}) if len(masks) == 1 else None
 
 
+def allowing_mask(case: Case) -> tuple[dict, dict] | None:
+    """The call's absent mask (None) given instead as one that allows everything, in the shape of its named axes."""
+    shapes = argument_shapes(case.function)
+    names = [name for name, shape in shapes.items() if shape.mask]
+    if len(names) != 1 or names[0] not in case.arguments or case.arguments[names[0]] is not None:
+        return None
+    sizes = call_sizes(case.function, case.arguments)
+    axes = shapes[names[0]].axes
+    if any(axis not in sizes for axis in axes):
+        return None
+    return {"name": names[0]}, {names[0]: np.ones(tuple(sizes[axis] for axis in axes), dtype=bool)}
+
+
 def counts_to_one(case: Case) -> list[tuple[dict, dict]]:
     """Each integer argument above 1 (a count or a size) set to 1, one at a time."""
     arguments = case.arguments
@@ -285,10 +302,10 @@ def same_arguments(case: Case) -> list[tuple[dict, dict]]:
 
 #: The variations, most telling first.
 VARIATIONS: tuple[tuple[str, Callable], ...] = (
-    ("as_arrays", as_arrays), ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
-    ("full_mask", full_mask), ("no_empty_rows", no_empty_rows),
+    ("as_arrays", as_arrays), ("allowing_mask", allowing_mask), ("no_size_one", no_size_one), ("full_batch", full_batch), ("unbatched", unbatched), ("batched", batched),
+    ("full_mask", full_mask), ("no_empty_rows", no_empty_rows), ("small_values", small_values),
     ("distinct_sizes", distinct_sizes), ("equal_sizes", equal_sizes), ("other_dtype", other_dtype),
-    ("small_values", small_values), ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
+    ("no_mask", no_mask), ("count_one", counts_to_one), ("count_two", counts_to_two),
     ("python_int", python_integers), ("equal_counts", equal_counts), ("same_argument", same_arguments),
 )
 
@@ -304,11 +321,15 @@ def _degenerate(expected: Parts) -> bool:
     return all(part.dtype.kind in "fiu" and not np.any(part) for part in expected.arrays)
 
 
+def _counted(found: list) -> int:
+    return sum(1 for key, _facts, _right in found if key not in UNCOUNTED)
+
+
 def outcomes(case: Case) -> list[tuple[str, dict, bool]]:
     """(variation, facts, whether the student is right on it) for each variation that applies, within the call budget."""
     found = []
     for key, build in VARIATIONS:
-        if len(found) >= MAX_LOCALISE_CALLS:
+        if _counted(found) >= MAX_LOCALISE_CALLS:
             break
         try:
             built = build(case)
@@ -316,7 +337,7 @@ def outcomes(case: Case) -> list[tuple[str, dict, bool]]:
             built = None
         for facts, changes in (built if isinstance(built, list) else [built] if built else []):
             expected = case.reference_with(**changes)
-            if not isinstance(expected, Parts) or _degenerate(expected) or len(found) >= MAX_LOCALISE_CALLS \
+            if not isinstance(expected, Parts) or _degenerate(expected) or _counted(found) >= MAX_LOCALISE_CALLS \
                     or not case.calls_left(OBSERVATION_CALLS):
                 continue  # the reference rejects the changed inputs, or no call is left: this variation says nothing
             answer = case.student_with(budget=OBSERVATION_CALLS, **changes)
@@ -335,5 +356,8 @@ def localisation(case: Case) -> Message | None:
             return msg("Where it fails: {condition}.", condition=Message(RIGHT_WHEN[key], facts))
     if not tried:
         return None
-    still = joined([Message(STILL_WRONG[key], facts) for key, facts, _ in tried[:STILL_WRONG_SHOWN]], ", ")
+    telling = [(key, facts) for key, facts, _ in tried if key not in UNCOUNTED]  # "also with a mask allowing all" says little
+    if not telling:
+        return None
+    still = joined([Message(STILL_WRONG[key], facts) for key, facts in telling[:STILL_WRONG_SHOWN]], ", ")
     return msg("Where it fails: everywhere tried, also {conditions}.", conditions=still)

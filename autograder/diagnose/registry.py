@@ -84,6 +84,7 @@ ENGINE_BUGS: tuple[Bug, ...] = (
     Bug("call.mean_for_sum", N_("Your {function} returns {part} divided by {size}: a mean (np.mean) over that axis where the documented sum belongs (np.sum, or a weighted sum whose weights already add up to 1).")),
     Bug("call.one_batch_axis_only", N_("Your {function} is right when the inputs have exactly one batch axis and wrong with {count}: a step assumes exactly one (a reshape to (-1, ...) that merges several or adds one that stays, X.shape[0] read as the batch size, a transpose that names axes 0, 1, 2); index the axes from the end so that any number of leading axes, none included, pass through.")),
     Bug("call.shift_along_other_axis", N_("Your {function}'s weights are what the exponentials give when the scores are shifted by the maxima along axis {axis} (np.max(x, axis={axis})) instead of each slice's own maximum along the normalised axis: the entries of one slice then lose different numbers and the weights change; subtract np.max(x, axis=-1, keepdims=True), the maximum along the axis that is normalised.")),
+    Bug("call.behaves_as_edited", N_("Your {function} gives what the right computation gives with {becomes} where {was} belongs: one slip in that step explains every result here; find the step in your code that does it and write it as {was}.")),
     Bug("call.outputs_swapped", N_("Your {function} returns its outputs in another order; return ({expected}) in that order.")),
 )
 

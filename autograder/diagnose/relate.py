@@ -21,6 +21,7 @@ from autograder.diagnose.phrases import axis_of
 from autograder.diagnose.relate_inputs import argument_relation, shape_relation, swapped_arguments
 from autograder.diagnose.vocabulary import call_sizes
 from autograder.i18n import Message, joined, msg
+from autograder.judge.compare import mismatched
 
 #: Relative tolerance of a fitted relation (looser than grading: the fit is itself computed).
 RELATION_RTOL = 1e-4
@@ -244,4 +245,23 @@ def _part_relation(case: Case, index: int, student: np.ndarray, expected: np.nda
     found = same_shape_relation(student, expected, axes, follows)
     if found is None and student.dtype.kind in "fiub" and expected.dtype.kind in "fiub":
         found = argument_relation(case, student, expected, axes, _close)
+    if found is None and student.dtype.kind in "fiub" and expected.dtype.kind in "fiub":
+        found = one_slice_wrong(student, expected, case.tol)
     return found
+
+
+def one_slice_wrong(student: np.ndarray, expected: np.ndarray, tol) -> Message | None:
+    """Where every wrong entry shares its index along some axes of size 3 or more and the rest is right: those
+    entries, as an index (``[0, :]``: the first row only), the others right (a loop that skips its first or last
+    step, one slice left unset)."""
+    wrong = mismatched(expected, student, tol)
+    if expected.ndim == 0 or not wrong.any() or wrong.all():
+        return None
+    positions = np.argwhere(wrong)
+    alone = [axis for axis in range(expected.ndim)
+             if expected.shape[axis] >= 3 and np.unique(positions[:, axis]).size == 1]
+    if not alone:
+        return None
+    index = ", ".join(str(positions[0, axis]) if axis in alone else ":" for axis in range(expected.ndim))
+    return msg("it is the expected one except at [{index}], where every wrong entry lies (the rest is right)",
+               index=index)

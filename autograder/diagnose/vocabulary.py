@@ -24,7 +24,7 @@ import numpy as np
 from autograder.judge.compare import reference_function
 
 #: A parameter line of a numpydoc section: ``name : description``.
-PARAMETER_LINE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<kind>.*)$")
+PARAMETER_LINE = re.compile(r"^(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:\s*(?P<kind>.*)$")
 #: The shape part of a description: ``shape (...)`` or ``broadcastable to (...)``.
 SHAPE = re.compile(r"(?:shape|broadcastable to)\s*\((?P<axes>[^)]*)\)")
 #: An axis that is one named size.
@@ -108,8 +108,13 @@ def argument_shapes(function: str) -> dict[str, ArgumentShape]:
             continue
         shape = parse_shape(match.group("kind"))
         if shape is not None:
-            shapes[match.group("name")] = shape
+            shapes.update((name, shape) for name in _names(match))
     return shapes
+
+
+def _names(match: re.Match) -> list[str]:
+    """The parameter names of a numpydoc line, one or several (``W_q, W_k : array_like, shape (d, d)``)."""
+    return [name.strip() for name in match.group("names").split(",")]
 
 
 def call_sizes(function: str, arguments: dict) -> dict[str, int]:
@@ -125,8 +130,9 @@ def call_sizes(function: str, arguments: dict) -> dict[str, int]:
 def integer_arguments(function: str) -> tuple[str, ...]:
     """The arguments the docstring documents as ``int`` (counts and sizes such as ``n_samples``), in order."""
     doc = inspect.getdoc(reference_function(function)) or ""
-    return tuple(m.group("name") for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
-                 and not line.startswith((" ", "\t")) and m.group("kind").strip().split(",")[0] == "int")
+    return tuple(name for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
+                 and not line.startswith((" ", "\t")) and m.group("kind").strip().split(",")[0] == "int"
+                 for name in _names(m))
 
 
 def sum_terms(written: str) -> tuple[str, ...] | None:
@@ -143,6 +149,6 @@ def frozen_axes(function: str) -> set[str]:
     expressions = set(re.findall(r"[A-Za-z_]\w*", " ".join(
         part for found in SHAPE.finditer(inputs) for part in found.group("axes").split(",")
         if not AXIS_NAME.match(part.strip()) and sum_terms(part) is None)))
-    integers = {m.group("name") for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
-                and m.group("kind").strip().startswith("int")}
+    integers = {name for line in _parameters_section(doc) if (m := PARAMETER_LINE.match(line))
+                and m.group("kind").strip().startswith("int") for name in _names(m)}
     return expressions | integers

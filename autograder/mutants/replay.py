@@ -31,9 +31,10 @@ def replay_mutants(case: Case) -> list[Finding]:
     A mutant that cannot be told from the reference on these inputs never matches; an
     exception shared by several bugs names none of them.
     Mutants call the reference's own helpers, so they are replayed only when no error is
-    being carried forward (``case.dependencies`` is empty).
+    being carried forward (``case.dependencies`` is empty); a result of one boolean or integer
+    (a mask of one entry) names none.
     """
-    if case.dependencies:
+    if case.dependencies or _one_flag(case.student):
         return []
     by_values: dict[str, Finding] = {}
     by_exception: dict[str, Finding] = {}
@@ -50,6 +51,12 @@ def replay_mutants(case: Case) -> list[Finding]:
     if len(by_values) > 1:
         by_values = {}  # several bugs give these very values here: this call tells none of them apart
     return [*by_values.values(), *by_exception.values()]
+
+
+def _one_flag(student) -> bool:
+    """A result that is one boolean or integer per part (a mask of one entry): many wrong versions give it alike."""
+    parts = getattr(student, "arrays", None)
+    return bool(parts) and all(part.size <= 1 and part.dtype.kind in "biu" for part in parts)
 
 
 def _confirmed(candidate, produced, case: Case) -> bool:

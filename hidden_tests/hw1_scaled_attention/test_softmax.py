@@ -97,9 +97,13 @@ def test_float16_gives_float64_weights(submission, tol, draw):
 
 @question
 def test_integer_scores_give_float64_weights(submission, tol, draw):
-    """Integer scores are computed in float64."""
+    """Integer scores are computed in float64, small integer types too (uint8 has no negative numbers to shift to)."""
     x = np.round(_scores(draw)).astype(np.int64)
     expect_reference(submission, tol, FUNCTION, x, what=msg("softmax of integer scores"))
+    small = np.clip(x - x.min(), 0, 100)
+    for dtype in (np.uint8, np.int8):
+        expect_reference(submission, tol, FUNCTION, small.astype(dtype),
+                         what=msg("softmax of {dtype} scores", dtype=np.dtype(dtype).name))
 
 
 @question

@@ -80,13 +80,18 @@ def test_general_rectangular(submission, tol, draw):
 
 @dot
 def test_dot_integers(submission, tol, draw):
-    """Integer states give float64 scores, and so does an integer s beside a float H (H is not cast to s's type)."""
+    """Integer states give float64 scores, as do an integer s beside a float H, and float16 states.
+
+    H is not cast to s's type; float16 is computed in float64 like every input but float32."""
     d, T = _sizes(draw, 2)
     s, H = _states(draw, d, d, T)
     s_int, H_int = (np.round(3 * a).astype(np.int64) for a in (s, H))
     expect_reference(submission, tol, "dot_score", s_int, H_int, what=msg("dot_score on integer states"))
     expect_reference(submission, tol, "dot_score", s_int, H,
                      what=msg("{function} of an integer s beside a float H", function="dot_score"))
+    expect_reference(submission, tol, "dot_score", s.astype(np.float16), H.astype(np.float16),
+                     what=msg("{function} of float16 inputs (computed in float64, like every input but float32)",
+                              function="dot_score"))
 
 
 @dot
@@ -190,8 +195,8 @@ def _batch_of_one(submission, tol, draw, function: str) -> None:
 
 
 def _integers(submission, tol, draw, function: str) -> None:
-    """Integer states and weights give float64 scores; so do integer states beside float weights, and an integer s
-    beside a float H (nothing is cast to an integer input's type)."""
+    """Integer states and weights give float64 scores; so do integer states beside float weights, an integer s
+    beside a float H (nothing is cast to an integer input's type), and float16 inputs."""
     d_s, d_h, T = _state_sizes(draw, function)
     states, weights = _states(draw, d_s, d_h, T), _weights(draw, function, d_s, d_h)
     integer_states = tuple(np.round(2 * a).astype(np.int64) for a in states)
@@ -202,6 +207,9 @@ def _integers(submission, tol, draw, function: str) -> None:
                          what=msg("{function} of integer states with float weights", function=function))
     expect_reference(submission, tol, function, integer_states[0], states[1], *weights,
                      what=msg("{function} of an integer s beside a float H", function=function))
+    expect_reference(submission, tol, function, *(a.astype(np.float16) for a in (*states, *weights)),
+                     what=msg("{function} of float16 inputs (computed in float64, like every input but float32)",
+                              function=function))
 
 
 def _nested_lists(submission, tol, draw, function: str) -> None:

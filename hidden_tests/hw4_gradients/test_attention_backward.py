@@ -191,6 +191,18 @@ def test_batched_queries_against_unbatched_keys(submission, tol, draw):
 
 
 @question
+@draws(blocks=True)
+def test_the_mask_decides_even_where_A_has_weight(submission, tol, draw):
+    """A with weight where the mask blocks (a forward pass without it) is zeroed there first: the mask decides.
+
+    Every row of the mask allows some keys and blocks others."""
+    batch, sizes = _sized(draw, masked=True)
+    mask = draw.mask((*batch, *sizes[:2]))  # (B, L_q, L_k): every row blocks a key and allows one
+    expect_reference(submission, tol, FUNCTION, *_problem(draw, batch, batch, sizes=sizes), mask,
+                     what=msg("attention backward with a mask over weights that are not zero where it blocks"))
+
+
+@question
 @draws(blocks=True, empty_rows=True)  # one query has no allowed key
 def test_weights_with_a_fully_masked_row(submission, tol, draw):
     """A from the forward pass with a query that has no allowed key (its row of A is NaN): dQ there is 0, the rest is finite."""

@@ -96,7 +96,7 @@ def _classified(function: str, scale: float, d: int, others: dict[str, int], wro
             return found
     square = scale * scale
     if 2 <= round(square) <= LARGEST_CONSTANT_SQUARE and _close(square, round(square)):
-        return own(function, "hard_coded_scale", scale=f"{scale:.4g}", d_k_it_fits=str(round(square)))
+        return own(function, "hard_coded_scale", key=f"{scale:.4g}", scale=f"{scale:.4g}", d_k_it_fits=str(round(square)))
     return own(function, "wrong_scale", **wrong)
 
 

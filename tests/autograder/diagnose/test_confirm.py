@@ -176,3 +176,32 @@ def test_right_on_the_first_and_last_examples_is_not_batch_only_when_the_wrong_o
         return attn_reference.softmax(x.reshape(-1)).reshape(x.shape) if x.ndim > 1 else attn_reference.softmax(x)
 
     assert [f.id for f in calls.batch_only(case_of("softmax", (normal((3, 4), 5),), student=flattens))] == ["softmax.no_keepdims"]
+
+
+def test_a_bug_seen_only_on_large_inputs_is_dropped_where_the_student_is_as_wrong_on_small_ones():
+    from autograder.diagnose.confirm import scaled_down
+
+    def nan_everywhere(x, axis=-1):
+        return np.full(np.shape(x), np.nan)
+
+    large = normal((2, 4), 3, 1.0) + 2000.0  # every score large: NaN everywhere looks like an overflow here
+    case = case_of("softmax", (large,), student=nan_everywhere)
+    assert [f.id for f in softmax.overflow(case)] == ["softmax.no_max_shift"]  # the one call alone supports it
+    assert confirmed(case, [(f, softmax.overflow) for f in softmax.overflow(case)]) == []
+    assert np.max(np.abs(scaled_down(case)["x"])) == 1.0 and scaled_down(case_of("softmax", (large / 4000,),
+                                                                               student=nan_everywhere)) is None
+
+
+def test_sizes_a_count_divides_are_redrawn_cut_by_that_count_in_every_argument_of_that_size():
+    from autograder.diagnose.confirm import _cut_by_count
+    from autograder.diagnose.vocabulary import argument_shapes
+
+    assert {name: argument_shapes("multi_head_attention")[name].axes for name in ("W_q", "W_o")} == {
+        "W_q": ("d_model", "d_model"), "W_o": ("d_model", "d_model")}  # one numpydoc line names four weights
+    X_q, X_kv = normal((5, 6), 1), normal((7, 6), 2)
+    weights = tuple(normal((6, 6), seed) for seed in range(3, 7))
+    case = case_of("multi_head_attention", (X_q, X_kv, *weights, 2), student=attn_reference.multi_head_attention)
+    cut = _cut_by_count(case)
+    assert {name: value.shape for name, value in cut.items() if name.startswith("W")} == dict.fromkeys(
+        ("W_q", "W_k", "W_v", "W_o"), (4, 4))  # d_model 6 -> 4: 2 heads still divide it
+    assert cut["X_q"].shape == (5, 4) and cut["X_kv"].shape == (7, 4)

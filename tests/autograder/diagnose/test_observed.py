@@ -215,3 +215,29 @@ def test_a_result_near_zero_is_not_said_to_be_the_expected_one_times_zero():
     expected = normal((4, 5), 8)
     assert same_shape_relation(1e-9 * expected, expected, ("L_q", "L_k")) is None
     assert same_shape_relation(-expected, expected, ("L_q", "L_k")) == "it is the expected one times -1 (the opposite sign)"
+
+
+def test_a_function_wrong_only_without_a_mask_is_localised_to_the_absent_mask():
+    def causal_by_default(Q, K, V, mask=None):
+        return attention(Q, K, V, np.tril(np.ones((Q.shape[-2], K.shape[-2]), dtype=bool)) if mask is None else mask)
+
+    said = localisation(case_of(SDPA, qkv((2,)), student=causal_by_default))
+    assert "right when mask is given with every entry True, wrong when it is None" in said
+    Q, K, V = qkv((2,))
+    unscaled_ones = localisation(case_of(SDPA, (Q, K, V), student=lambda Q, K, V, mask=None: attention(Q * 2, K, V, mask)))
+    assert "every entry True" not in unscaled_ones
+
+
+def test_a_result_wrong_in_one_slice_only_is_said_to_be_wrong_there_and_noise_is_not():
+    from autograder.diagnose.relate import one_slice_wrong
+    from autograder.judge.compare import Tolerance
+
+    expected = normal((4, 5, 6), 1)
+    first_row = expected.copy()
+    first_row[:, 0, :] += 1.0  # a loop that starts at its second step
+    assert "[:, 0, :]" in one_slice_wrong(first_row, expected, Tolerance(1e-5, 1e-8))
+    one_entry = expected.copy()
+    one_entry[2, 3, 4] = 0.0
+    assert "[2, 3, 4]" in one_slice_wrong(one_entry, expected, Tolerance(1e-5, 1e-8))
+    assert one_slice_wrong(expected + normal((4, 5, 6), 2), expected, Tolerance(1e-5, 1e-8)) is None
+    assert one_slice_wrong(expected, expected, Tolerance(1e-5, 1e-8)) is None

@@ -413,7 +413,7 @@ OTHERS = {"d_v": 3, "L_q": 5, "L_k": 6}
         (SDPA, 4.0, [Finding("attention.scale_by_dk", {})]),
         (SDPA, math.sqrt(3), [Finding("attention.scale_by_wrong_dim", {"dimension": "d_v"})]),
         (SDPA, math.sqrt(6), [Finding("attention.scale_by_wrong_dim", {"dimension": "L_k"})]),
-        (SDPA, 8.0, [Finding("attention.hard_coded_scale", {"scale": "8", "d_k_it_fits": "64"})]),
+        (SDPA, 8.0, [Finding("attention.hard_coded_scale", {"scale": "8", "d_k_it_fits": "64"}, key="8")]),
         (SDPA, 2.5, [Finding("attention.wrong_scale", {"scale": "2.5", "expected": "2", "d_k": "4"})]),
         (MHA, 4.0, [Finding("mha.wrong_scale", {"scale": "4", "expected": "2", "d_k": "4"})]),
         (MHA, math.sqrt(8), [Finding("mha.scale_by_d_model", {})]),
@@ -483,7 +483,7 @@ def test_attention_scale_names_the_second_axis_of_doubly_batched_queries():
 
 def test_attention_scale_names_a_hard_coded_constant():
     case = case_of(SDPA, qkv(), student=lambda Q, K, V, mask=None: attention(Q, K, V, mask, divide_by=8.0))
-    assert scale.attention_scale(case) == [Finding("attention.hard_coded_scale", {"scale": "8", "d_k_it_fits": "64"})]
+    assert scale.attention_scale(case) == [Finding("attention.hard_coded_scale", {"scale": "8", "d_k_it_fits": "64"}, key="8")]
 
 
 @pytest.mark.parametrize("d_k, rounded", [(6, 2), (8, 3), (3, 2)])

@@ -45,3 +45,21 @@ def test_of_an_observation_said_differently_by_the_failed_tests_the_most_said_is
     common = Diagnosis("observed.condition", "Where it fails: right when the sizes are made equal, wrong when they differ.")
     assert chosen_diagnoses([failed(rare), failed(common), failed(common)]) == {common.id: common.hint}
     assert chosen_diagnoses([failed(rare), failed(common)]) == {rare.id: rare.hint}  # a tie: the first
+
+
+def test_a_relation_is_shown_only_when_half_of_the_failed_tests_that_observed_something_state_it():
+    twice = Diagnosis("observed.relation", "Compared with the expected result: dS: it is the expected one times 2.")
+    other = Diagnosis("observed.relation", "Compared with the expected result: dS: it is the expected one times 3.")
+    assert chosen_diagnoses([failed(twice, SEEN), failed(twice, SEEN)]) == {twice.id: twice.hint, SEEN.id: SEEN.hint}
+    assert chosen_diagnoses([failed(twice, SEEN), failed(other, SEEN), failed(SEEN)]) == {SEEN.id: SEEN.hint}
+    assert chosen_diagnoses([failed(twice, SEEN), failed(twice, SEEN), failed(other)])[twice.id] == twice.hint  # most say it
+    assert chosen_diagnoses([failed(twice, SEEN), failed(SEEN), failed(SEEN)]) == {SEEN.id: SEEN.hint}  # most do not
+    assert twice.id in chosen_diagnoses([failed(twice, SEEN), failed(SEEN)])  # half the calls show it, none denies it
+
+
+def test_relations_that_differ_only_in_the_calls_shapes_count_as_one_statement():
+    one = Diagnosis("observed.relation", "Compared with the expected result: it has shape (4, 7) where (4, 9): T has the size of d_h = 7.")
+    two = Diagnosis("observed.relation", "Compared with the expected result: it has shape (3, 5) where (3, 8): T has the size of d_h = 5.")
+    assert one.id in chosen_diagnoses([failed(one, SEEN), failed(two, SEEN), failed(SEEN)])
+    factor = Diagnosis("observed.relation", "Compared with the expected result: it is the expected one times the constant 0.95.")
+    assert factor.id not in chosen_diagnoses([failed(factor, SEEN), failed(two, SEEN), failed(SEEN)])
