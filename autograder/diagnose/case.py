@@ -47,6 +47,9 @@ class Case:
     dependencies : dict
         Graded functions the reference should call instead of its own (the student's,
         when an error is carried forward); :meth:`reference_with` uses them.
+    memo : dict
+        What the diagnoses learned on the function's earlier failed calls of the same submission
+        (:meth:`autograder.engine.subject.Subject.diagnosis_memo`; empty for a call alone).
     """
 
     function: str
@@ -61,6 +64,7 @@ class Case:
     _budgeted_calls: int = field(default=0, repr=False)
     _timed_out: bool = field(default=False, repr=False)
     _redrawn: list | None = field(default=None, repr=False)
+    memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def contract(self) -> Contract:

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from autograder.diagnose.case import Case
 from autograder.diagnose.confirm import confirmed
-from autograder.diagnose.edited import edit_candidates, edit_findings
+from autograder.diagnose.edited import edit_findings
 from autograder.diagnose.localise import localisation
 from autograder.diagnose.relate import relation
 from autograder.diagnose.probes import FALLBACK_PROBES, PROBES
@@ -48,7 +48,7 @@ def findings_for(case: Case, finders: Sequence[Finder] = ()) -> list[Finding]:
     confirmed_ones = confirmed(case, found)
     kept = undecided_scales(case, confirmed_ones)
     if not kept and not ambiguous and kept == confirmed_ones:  # two scales left undecided: no vaguer guess either
-        kept = confirmed(case, [(finding, edit_candidates) for finding in edit_findings(case)])
+        kept = confirmed(case, edit_findings(case))
     if not kept and not ambiguous and not confirmed_ones:
         kept = confirmed(case, [(finding, probe) for probe in FALLBACK_PROBES for finding in probe(case)])
     return kept

@@ -27,6 +27,9 @@ from autograder.judge.compare import Raised, agrees, reference_function, run, sa
 
 #: The id every slip is named by; its hint shows the expression as it is and as the student's result has it.
 EDIT_ID = "call.behaves_as_edited"
+#: Searches of one function's versions that may find nothing before the run stops searching it (each costs a run of
+#: every version).
+MOST_FRUITLESS = 3
 #: Most generated versions of one graded function (a bound on the time one failed call costs).
 MOST_VERSIONS = 2500
 
@@ -133,41 +136,101 @@ def _explains(produced, case: Case) -> bool:
 
 
 def _matching(case: Case) -> tuple[list[Edit], tuple]:
-    """Every slip that gives the student's result on this call, one per way it is shown, and all the versions."""
+    """Every slip that gives the student's result on this call, one per way it is shown, and all the versions.
+
+    An experiment that draws many samples from a generator is searched on the same call with fewer samples
+    (:func:`_fewer_samples`, one more call of the student's function), each slip found kept only when it also
+    gives the student's result on the call as it was: a thousand versions of a large experiment would take
+    seconds."""
     if not _informative(case.student):
         return [], ()
     try:
         versions = edited_versions(case.function)
     except Exception:  # noqa: BLE001  (a reference without source, or one the operators cannot rebuild, names nothing)
         return [], ()
-    kwargs = {**case.kwargs, **case.dependencies}
+    searched = _fewer_samples(case)
+    if searched is None:
+        return [], versions
     shown: dict[tuple[str, str], Edit] = {}
     for edit, version in versions:
-        if (edit.was, edit.becomes) not in shown and _explains(run(version, case.args, kwargs), case):
+        if (edit.was, edit.becomes) not in shown and _gives(version, searched):
             shown[(edit.was, edit.becomes)] = edit
+    if searched is not case:
+        by_edit = {id(e): v for e, v in versions}
+        shown = {k: e for k, e in shown.items() if _gives(by_edit[id(e)], case)}
     return list(shown.values()), versions
+
+
+def _gives(version, case: Case) -> bool:
+    return _explains(run(version, case.args, {**case.kwargs, **case.dependencies}), case)
+
+
+def _fewer_samples(case: Case) -> Case | None:
+    """The call itself, or, in a function given a generator, the call with every count of
+    :data:`~.confirm.SAMPLE_COUNT` or more cut to that (None when the student's function gives nothing there)."""
+    from autograder.diagnose.confirm import SAMPLE_COUNT  # noqa: PLC0415  (confirm runs these finders)
+    from autograder.diagnose.localise import OBSERVATION_CALLS  # noqa: PLC0415
+    from autograder.inputs import RngSeed  # noqa: PLC0415
+
+    arguments = case.arguments
+    if not any(isinstance(value, RngSeed) for value in arguments.values()):
+        return case
+    changes = {name: SAMPLE_COUNT for name, value in arguments.items() if isinstance(value, (int, np.integer))
+               and not isinstance(value, bool) and value > SAMPLE_COUNT}
+    if not changes:
+        return case
+    expected = case.reference_with(**changes)
+    answer = case.student_with(budget=OBSERVATION_CALLS, **changes)
+    if answer is None or isinstance(expected, Raised):
+        return None
+    args, kwargs = case.changed(**changes)
+    return Case(case.function, args, kwargs, case.tol, expected, answer, None, case.dependencies)
 
 
 def _finding(edit: Edit) -> Finding:
     return Finding(EDIT_ID, {"was": f"`{edit.was}`", "becomes": f"`{edit.becomes}`"}, key=f"{edit.was} -> {edit.becomes}")
 
 
-def edit_candidates(case: Case) -> list[Finding]:
-    """Every slip that gives what the student got on this call (what a re-draw of the call must still show)."""
-    return [_finding(edit) for edit in _matching(case)[0]]
-
-
-def edit_findings(case: Case) -> list[Finding]:
+def edit_findings(case: Case) -> list[tuple[Finding, Callable[[Case], list[Finding]]]]:
     """The one slip of the reference's code that gives what the student got on this call (none, or several
-    shown differently: nothing); confirm it on re-draws with :func:`edit_candidates`."""
-    found, versions = _matching(case)
-    chosen = _one_slip(found)
-    if chosen is None or not _holds_on_ordinary_values(case, versions, chosen):
+    shown differently: nothing), with what confirms it on a re-draw: that slip's version giving the student's
+    result there too (one run per re-draw, whatever else might also explain it).
+
+    A slip that explained an earlier call of the same function (``case.memo``) is tried first, alone; after
+    :data:`MOST_FRUITLESS` searches that found nothing, the function is searched no more in this run.
+    """
+    memo = case.memo
+    try:
+        versions = edited_versions(case.function)
+    except Exception:  # noqa: BLE001  (a reference without source, or one the operators cannot rebuild, names nothing)
         return []
-    return [_finding(chosen)]
+    by_key = {_finding(e).key: (e, v) for e, v in versions}
+    for key in memo.get("slips", ()):
+        edit, version = by_key[key]
+        if _informative(case.student) and _gives(version, case) and _holds_on_ordinary_values(case, version):
+            return [_confirmable(edit, version)]
+    if memo.get("fruitless", 0) >= MOST_FRUITLESS:
+        return []
+    found, _ = _matching(case)
+    chosen = _one_slip(found)
+    version = next((v for e, v in versions if e is chosen), None)
+    if chosen is None or not _holds_on_ordinary_values(case, version):
+        memo["fruitless"] = memo.get("fruitless", 0) + 1
+        return []
+    memo.setdefault("slips", []).append(_finding(chosen).key)
+    return [_confirmable(chosen, version)]
 
 
-def _holds_on_ordinary_values(case: Case, versions, chosen: Edit) -> bool:
+def _confirmable(edit: Edit, version) -> tuple[Finding, Callable[[Case], list[Finding]]]:
+    finding = _finding(edit)
+
+    def again(other: Case) -> list[Finding]:
+        return [finding] if _informative(other.student) and _gives(version, other) else []
+
+    return finding, again
+
+
+def _holds_on_ordinary_values(case: Case, version) -> bool:
     """Large inputs make many slips alike (every weight of a row equal, whatever squashed the scores): where the
     call's arguments exceed 1, the slip must also give what the student's function gives on them scaled down
     (:func:`.confirm.scaled_down`; no answer from the student there is no evidence against it). A re-draw cannot
@@ -181,7 +244,6 @@ def _holds_on_ordinary_values(case: Case, versions, chosen: Edit) -> bool:
     answer = case.student_with(budget=OBSERVATION_CALLS, **changes)
     if answer is None:
         return True
-    version = next(v for e, v in versions if e is chosen)
     args, changed_kwargs = case.changed(**changes)
     produced = run(version, args, {**changed_kwargs, **case.dependencies})
     return not isinstance(produced, Raised) and same_values(produced, answer, case.tol)

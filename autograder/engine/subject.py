@@ -31,6 +31,12 @@ class Subject:
         self.figures: list = []  # what the current test kept to draw (see autograder.grade.figures)
         self._failing_drawn: set[str] = set()
         self._failed: set[str] = set()
+        self._diagnosis_memos: dict[str, dict] = {}
+
+    def diagnosis_memo(self, function: str) -> dict:
+        """What the diagnoses of ``function`` learned on its earlier failed calls in this run (the slips that
+        explained them): kept across its tests, like the failures, in test order."""
+        return self._diagnosis_memos.setdefault(function, {})
 
     def start_test(self, question: str = "") -> None:
         """Forget what the previous test learned; ``question`` is the one the new test belongs to."""

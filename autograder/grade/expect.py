@@ -255,12 +255,25 @@ def _failed_call(function, args, kwargs, error: SubmissionError, reference: Part
             student = split(own.result)
         except ValueError:
             pass
-    case = Case(function, args, kwargs, tol, reference, student, caller)
+    case = Case(function, args, kwargs, tol, reference, student, caller, memo=_memo(caller))
     return Verdict(error.student_message, diagnose(case, FINDERS))
 
 
 def _caller(subject, function: str):
-    return None if subject is None else (lambda *args, **kwargs: subject.call(function, *args, **kwargs))
+    if subject is None:
+        return None
+
+    def call(*args, **kwargs):
+        return subject.call(function, *args, **kwargs)
+
+    call.memo = subject.diagnosis_memo(function) if isinstance(subject, Subject) else {}
+    return call
+
+
+def _memo(caller) -> dict:
+    """The memo of the function's diagnoses in this run (a fresh one without a submission to call)."""
+    memo = getattr(caller, "memo", None)
+    return memo if memo is not None else {}
 
 
 def _explained(tol, function, args, kwargs, outcome: CallOutcome, reference: Parts, own: CallOutcome, caller) -> Verdict:
@@ -272,7 +285,7 @@ def _explained(tol, function, args, kwargs, outcome: CallOutcome, reference: Par
         student = split(own.result)
     except ValueError:
         return Verdict(problem, explain(function, properties))
-    case = Case(function, args, kwargs, tol, reference, student, caller)
+    case = Case(function, args, kwargs, tol, reference, student, caller, memo=_memo(caller))
     return Verdict(problem, explain(function, properties) + _new(diagnose(case, FINDERS), properties))
 
 

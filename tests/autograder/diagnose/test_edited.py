@@ -19,6 +19,11 @@ from tests.autograder.diagnose.test_probes import additive_args, case_of, qkv, r
 ADDITIVE = "additive_score"
 
 
+def _slips(case) -> list[Finding]:
+    """The slips named on a call, without what confirms them."""
+    return [finding for finding, _again in edited.edit_findings(case)]
+
+
 def _additive(nonlinearity=np.tanh, with_v=True):
     def score(s, H, W_a, U_a, v_a):
         hidden = nonlinearity((s @ W_a.T)[..., None, :] + H @ U_a.T)
@@ -37,21 +42,21 @@ def _backward_args():
 
 
 def test_a_function_written_with_tan_for_tanh_is_named_by_that_slip():
-    found = edited.edit_findings(case_of(ADDITIVE, additive_args(), student=_additive(np.tan), recall=True))
+    found = _slips(case_of(ADDITIVE, additive_args(), student=_additive(np.tan), recall=True))
     assert [f.id for f in found] == [edited.EDIT_ID]
     assert "np.tanh(" in found[0].facts["was"] and "np.tan(" in found[0].facts["becomes"]
 
 
 def test_brackets_moved_in_a_backward_pass_are_named_with_the_expression_as_it_should_be():
-    found = edited.edit_findings(case_of("softmax_backward", _backward_args(), student=_bracket_slip, recall=True))
+    found = _slips(case_of("softmax_backward", _backward_args(), student=_bracket_slip, recall=True))
     assert len(found) == 1 and "(" in found[0].facts["was"].replace("np.sum(", "")
     assert found[0].facts["becomes"].count("(") < found[0].facts["was"].count("(")
 
 
 def test_two_slips_and_a_right_function_name_no_slip():
     two = case_of(ADDITIVE, additive_args(), student=_additive(np.tan, with_v=False), recall=True)
-    assert edited.edit_findings(two) == []
-    assert edited.edit_findings(right(ADDITIVE, additive_args())) == []
+    assert _slips(two) == []
+    assert _slips(right(ADDITIVE, additive_args())) == []
 
 
 def test_the_diagnosis_names_the_slip_only_where_no_probe_names_a_bug():
@@ -117,5 +122,37 @@ def test_a_function_applied_where_none_belongs_and_a_halved_argument_are_named()
     wrapped = diagnose(case_of("general_score", (s, H, np.random.default_rng(7).standard_normal((d_s, d_h))),
                                student=_general_with_tanh, recall=True))
     assert [d.id for d in wrapped] == [edited.EDIT_ID] and "np.tanh(s @ W_a)" in str(wrapped[0].hint)
-    halved = edited.edit_findings(case_of(ADDITIVE, additive_args(), student=_hand_written_tanh, recall=True))
+    halved = _slips(case_of(ADDITIVE, additive_args(), student=_hand_written_tanh, recall=True))
     assert len(halved) == 1 and "/ 2)" in halved[0].facts["becomes"]
+
+
+def test_a_slip_is_confirmed_on_a_redraw_only_where_its_own_version_gives_the_students_result():
+    case = case_of(ADDITIVE, additive_args(), student=_additive(np.tan), recall=True)
+    (finding, again), = edited.edit_findings(case)
+    assert again(case) == [finding]
+    other = case_of(ADDITIVE, additive_args(d_s=2, d_h=3), student=_additive(np.tan, with_v=False), recall=True)
+    assert again(other) == []
+
+
+def test_a_run_tries_the_slip_it_found_first_and_stops_searching_after_fruitless_searches(monkeypatch):
+    memo: dict = {}
+    first = case_of(ADDITIVE, additive_args(), student=_additive(np.tan), recall=True)
+    first.memo = memo
+    (found, _again), = edited.edit_findings(first)
+    assert memo["slips"] == [found.key]
+
+    def no_search(case):
+        raise AssertionError("searched every version again")
+
+    monkeypatch.setattr(edited, "_matching", no_search)
+    later = case_of(ADDITIVE, additive_args(d_s=2, d_h=3), student=_additive(np.tan), recall=True)
+    later.memo = memo
+    assert [f for f, _ in edited.edit_findings(later)] == [found]  # the known slip, tried alone
+    monkeypatch.undo()
+    fruitless: dict = {}
+    for _ in range(edited.MOST_FRUITLESS):
+        two = case_of(ADDITIVE, additive_args(), student=_additive(np.tan, with_v=False), recall=True)
+        two.memo = fruitless
+        assert edited.edit_findings(two) == []
+    monkeypatch.setattr(edited, "_matching", no_search)
+    assert edited.edit_findings(two) == []  # searched no more
